@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+#if canImport(Darwin)
+let blas: [Target.Dependency] = []
+#else
+let blas: [Target.Dependency] = ["COpenBLAS"]
+#endif
+
+let package = Package(
+    name: "GestureKit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "GestureKit", targets: ["GestureKit"]),
+        .executable(name: "gesture", targets: ["gesture"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
+        ),
+        .target(
+            name: "GestureKit",
+            dependencies: blas + [.product(name: "Numerics", package: "swift-numerics")]
+        ),
+        .executableTarget(
+            name: "gesture",
+            dependencies: ["GestureKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .testTarget(name: "GestureKitTests", dependencies: ["GestureKit"]),
+        .testTarget(name: "GestureCLITests", dependencies: ["GestureKit"]),
+    ]
+)

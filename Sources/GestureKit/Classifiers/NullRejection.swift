@@ -1,0 +1,52 @@
+/// Per-class null rejection learned from training distances, GRT style: class `c` accepts a match
+/// whose distance is at most `mean[c] + k * std[c]` of the distances seen for `c` in training.
+///
+/// `k` is the user's knob: larger accepts more (fewer true gestures rejected, more false
+/// activations). The statistics are kept so `k` can be changed after training without retraining.
+public struct NullRejection: Sendable, Hashable, Codable {
+    /// Multiplier of the standard deviation; `nil` switches rejection off.
+    public var k: Float?
+    public var means: PackedFloats
+    public var stds: PackedFloats
+
+    public init(k: Float?, classCount: Int) {
+        self.k = k
+        means = PackedFloats([Float](repeating: 0, count: classCount))
+        stds = PackedFloats([Float](repeating: 0, count: classCount))
+    }
+
+    /// Learns mean and standard deviation of each class's training distances.
+    /// - Parameter distances: for each class, the distances seen for its training examples (for
+    ///   example leave-one-out nearest-neighbour distances).
+    public mutating func fit(distances: [[Float]]) {
+        var m = [Float](), s = [Float]()
+        for d in distances {
+            guard !d.isEmpty else { m.append(.infinity); s.append(0); continue }
+            let mean = d.reduce(0, { $0 + Double($1) }) / Double(d.count)
+            let v = d.reduce(0, { $0 + (Double($1) - mean) * (Double($1) - mean) }) / Double(d.count)
+            m.append(Float(mean))
+            s.append(Float(v.squareRoot()))
+        }
+        means = PackedFloats(m)
+        stds = PackedFloats(s)
+    }
+
+    /// The acceptance threshold of each class (infinite when rejection is off).
+    public var thresholds: [Float] {
+        guard let k else { return [Float](repeating: .infinity, count: means.values.count) }
+        return zip(means.values, stds.values).map { $0 + k * $1 }
+    }
+
+    /// Whether a match of class `c` at `distance` is rejected.
+    @inlinable
+    public func rejects(classIndex c: Int, distance: Float) -> Bool {
+        guard let k else { return false }
+        return distance > means.values[c] + k * stds.values[c]
+    }
+
+    public func validate(classCount: Int) throws {
+        try means.check("nullRejection.means", count: classCount)
+        try stds.check("nullRejection.stds", count: classCount)
+        if let k, !k.isFinite { throw GestureKitError("k is not finite", field: "nullRejection.k") }
+    }
+}

@@ -1,0 +1,101 @@
+/// A labelled series: one gesture or one window of an activity.
+public struct Example: Sendable, Hashable {
+    public var series: TimeSeries
+    /// Class name; `nil` marks a null (unlabelled) example, used only when evaluating rejection.
+    public var label: String?
+    public var session: String?
+    public var user: String?
+
+    public init(series: TimeSeries, label: String?, session: String? = nil, user: String? = nil) {
+        self.series = series
+        self.label = label
+        self.session = session
+        self.user = user
+    }
+}
+
+/// A continuous recording with one label per frame (`nil` = unlabelled, the null class).
+public struct Recording: Sendable, Hashable {
+    public var series: TimeSeries
+    public var labels: [String?]
+    public var session: String?
+    public var user: String?
+
+    public init(series: TimeSeries, labels: [String?], session: String? = nil, user: String? = nil) {
+        precondition(labels.count == series.frameCount, "Recording: \(labels.count) labels for \(series.frameCount) frames")
+        self.series = series
+        self.labels = labels
+        self.session = session
+        self.user = user
+    }
+
+    /// A maximal run of frames sharing one label.
+    public struct Segment: Sendable, Hashable {
+        public var label: String?
+        public var range: Range<Int>
+        public init(label: String?, range: Range<Int>) {
+            self.label = label
+            self.range = range
+        }
+    }
+
+    /// Every contiguous run of one label, null runs included, in time order. - Complexity: O(frames).
+    public var segments: [Segment] {
+        var out: [Segment] = []
+        var start = 0
+        for i in 1...max(labels.count, 1) where i == labels.count || labels[i] != labels[start] {
+            if i <= labels.count, start < labels.count { out.append(Segment(label: labels[start], range: start..<i)) }
+            start = i
+        }
+        return out
+    }
+
+    /// The labelled segments as examples (null runs are skipped unless `nullLabel` names them).
+    public func segmentExamples(nullLabel: String? = nil) -> [Example] {
+        segments.compactMap { s in
+            guard let label = s.label ?? nullLabel else { return nil }
+            return Example(series: series.frames(s.range), label: label, session: session, user: user)
+        }
+    }
+
+    /// How a fixed window takes its label.
+    public enum WindowLabelling: String, Sendable, Codable, CaseIterable {
+        /// The most frequent label in the window (null counts as a label; ties go to the earliest).
+        case majority
+        /// The label of the window's centre frame.
+        case centre
+    }
+
+    /// Fixed windows of `size` frames every `hop` frames. Windows whose label is null are kept with a
+    /// `nil` label unless `nullLabel` names them, or dropped when `dropNull` is set.
+    /// - Complexity: O(frames / hop * size).
+    public func windows(size: Int, hop: Int, labelling: WindowLabelling = .majority,
+                        nullLabel: String? = nil, dropNull: Bool = true) -> [Example] {
+        precondition(size > 0 && hop > 0, "windows: size and hop must be positive")
+        var out: [Example] = []
+        var start = 0
+        while start + size <= labels.count {
+            let label: String?
+            switch labelling {
+            case .centre:
+                label = labels[start + size / 2]
+            case .majority:
+                var counts: [String?: Int] = [:]
+                var order: [String?] = []
+                for l in labels[start..<(start + size)] {
+                    if counts[l] == nil { order.append(l) }
+                    counts[l, default: 0] += 1
+                }
+                let best = counts.values.max() ?? 0
+                label = order.first { counts[$0] == best } ?? nil
+            }
+            let resolved = label ?? nullLabel
+            if resolved != nil || !dropNull {
+                out.append(Example(series: series.frames(start..<(start + size)), label: resolved,
+                                   session: session, user: user))
+            }
+            start += hop
+        }
+        return out
+    }
+}

@@ -1,0 +1,142 @@
+/// What every pipeline stage shares: a stable `kind` tag under which its configuration and learned
+/// state are stored in the pipeline file (`{"kind": "movingAverage", ...}`).
+///
+/// Stages are value types. Their `Codable` form holds configuration and learned parameters only;
+/// per-stream state (filter history, LSTM state) is rebuilt by `reset()` after loading.
+public protocol Stage: Sendable, Codable {
+    /// The tag written to the pipeline file; unique among stages of the same role.
+    static var kind: String { get }
+    /// Checks a decoded stage for consistency (shapes, finite values) and throws a
+    /// ``GestureKitError`` naming the offending field. Default: nothing to check.
+    func validate() throws
+}
+
+extension Stage {
+    public func validate() throws {}
+}
+
+/// A per-frame transform applied before anything else (filters, normalisers). It keeps the channel
+/// count and may remember earlier frames.
+public protocol Preprocessor: Stage {
+    /// Called once before training with the channel count and sample rate, and the training series as
+    /// they leave the previous stage. Stages that learn (normalisers) fit here; others size their state.
+    mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws
+    /// Forgets all history, as at the start of a new stream.
+    mutating func reset()
+    /// Transforms one frame of `channels` values in place.
+    /// - Complexity: O(channels) for most filters; stated per stage.
+    mutating func process(_ frame: UnsafeMutableBufferPointer<Float>)
+}
+
+extension Preprocessor {
+    /// Runs a whole series through a fresh copy of this stage (history reset first).
+    public func apply(to series: TimeSeries) -> TimeSeries {
+        var stage = self
+        stage.reset()
+        var out = series
+        let c = series.channelCount
+        out.values.withUnsafeMutableBufferPointer { all in
+            for f in 0..<series.frameCount {
+                stage.process(UnsafeMutableBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)]))
+            }
+        }
+        return out
+    }
+}
+
+/// Turns a window of frames into a feature vector.
+public protocol FeatureExtractor: Stage {
+    /// Called once before training with the input channel count, sample rate and the training windows.
+    mutating func fit(_ windows: [TimeSeries], channels: Int, sampleRate: Double?) throws
+    /// Number of features produced per window (valid after `fit`).
+    var featureCount: Int { get }
+    /// Names of the features, `featureCount` of them (e.g. `mean(accelX)`).
+    var featureNames: [String] { get }
+    /// Writes the features of `window` (`frames` frames, row-major, the fitted channel count) into `out`.
+    func extract(_ window: UnsafeBufferPointer<Float>, frames: Int, into out: UnsafeMutableBufferPointer<Float>)
+}
+
+extension FeatureExtractor {
+    /// The features of a whole series.
+    public func features(of series: TimeSeries) -> [Float] {
+        var out = [Float](repeating: 0, count: featureCount)
+        series.values.withUnsafeBufferPointer { w in
+            out.withUnsafeMutableBufferPointer { extract(w, frames: series.frameCount, into: $0) }
+        }
+        return out
+    }
+}
+
+/// A learned map from feature vectors to feature vectors (PCA, feature scaling).
+public protocol FeatureTransform: Stage {
+    mutating func fit(_ features: [[Float]]) throws
+    var inputCount: Int { get }
+    var outputCount: Int { get }
+    func transform(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>)
+}
+
+extension FeatureTransform {
+    public func transform(_ input: [Float]) -> [Float] {
+        var out = [Float](repeating: 0, count: outputCount)
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { transform(i, into: $0) } }
+        return out
+    }
+}
+
+/// The output of a classifier for one input.
+public struct Prediction: Sendable, Hashable, Codable {
+    /// Index into the pipeline's classes; `nil` when the input was rejected as null.
+    public var classIndex: Int?
+    /// How sure the classifier is of `classIndex`, in [0, 1] (a probability, or a distance-derived
+    /// score for distance classifiers).
+    public var confidence: Float
+    /// One score per class (probabilities for the LSTM, similarities for distance classifiers).
+    public var scores: [Float]
+    /// Distance to the best match, for distance classifiers; used by null rejection.
+    public var distance: Float?
+
+    public init(classIndex: Int?, confidence: Float, scores: [Float], distance: Float? = nil) {
+        self.classIndex = classIndex
+        self.confidence = confidence
+        self.scores = scores
+        self.distance = distance
+    }
+
+    public static func null(classCount: Int) -> Prediction {
+        Prediction(classIndex: nil, confidence: 0, scores: [Float](repeating: 0, count: classCount))
+    }
+}
+
+/// A classifier of whole series (DTW, LSTM).
+public protocol SequenceClassifier: Stage {
+    /// - Parameters:
+    ///   - labels: class index of each example, into `classes`.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
+    func predict(_ series: TimeSeries) -> Prediction
+    var classCount: Int { get }
+    /// What `gesture info` prints about the trained model (one short line per entry).
+    var summary: [String: String] { get }
+}
+
+/// A classifier of feature vectors (kNN, minimum distance).
+public protocol VectorClassifier: Stage {
+    mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String]) throws
+    func predict(_ vector: UnsafeBufferPointer<Float>) -> Prediction
+    var classCount: Int { get }
+    var summary: [String: String] { get }
+}
+
+extension VectorClassifier {
+    public func predict(_ vector: [Float]) -> Prediction {
+        vector.withUnsafeBufferPointer { predict($0) }
+    }
+}
+
+/// Turns the stream of raw predictions into the predictions a user sees (filters, timeouts,
+/// thresholds). Counts time in frames so a replayed file always gives the same result.
+public protocol Postprocessor: Stage {
+    mutating func reset()
+    /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
+    /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
+    mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// Runs the built `gesture` binary and captures what it prints.
+struct CLIResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+enum CLI {
+    /// The `gesture` executable next to the test bundle in the build folder.
+    static var binary: URL {
+        var dir = Bundle.main.bundleURL
+        for _ in 0..<4 {
+            let candidate = dir.appendingPathComponent("gesture")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            dir = dir.deletingLastPathComponent()
+        }
+        let fromTests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return fromTests.appendingPathComponent(".build/debug/gesture")
+    }
+
+    /// The repository root (for bundled datasets and pipelines).
+    static var repo: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// `../shared/datasets` beside the repository, where the real recordings live.
+    static var sharedDatasets: URL {
+        repo.deletingLastPathComponent().appendingPathComponent("shared/datasets")
+    }
+
+    @discardableResult
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIResult {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Read both pipes concurrently so a full stderr pipe cannot block the child.
+        nonisolated(unsafe) var errData = Data()
+        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        while reader.isExecuting || !reader.isFinished { usleep(1000) }
+        return CLIResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+@Suite struct CLISmokeTests {
+    @Test func versionRuns() throws {
+        let r = try CLI.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.stdout.contains("0.1.0"))
+    }
+}
