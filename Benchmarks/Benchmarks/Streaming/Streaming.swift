@@ -1,0 +1,5 @@
+import Benchmark
+import GestureKit
+
+let benchmarks: @Sendable () -> Void = {
+}
