@@ -30,10 +30,25 @@ func decodeStage<T>(_ types: [T], role: String, from decoder: Decoder) throws ->
     let kind = try c.decode(String.self, forKey: .kind)
     for t in types {
         guard let s = t as? any Stage.Type, s.kind == kind else { continue }
-        let stage = try s.init(from: decoder)
-        try stage.validate()
-        return stage
+        do {
+            let stage = try s.init(from: decoder)
+            try stage.validate()
+            return stage
+        } catch var e as GestureKitError {
+            let at = codingPathString(decoder.codingPath)
+            e.field = [at, e.field].compactMap { $0 }.joined(separator: ".")
+            throw e
+        }
     }
     let known = types.compactMap { ($0 as? any Stage.Type)?.kind }.joined(separator: ", ")
     throw GestureKitError("unknown \(role) kind \"\(kind)\" (known: \(known))", field: "kind")
+}
+
+/// `a.b[2].c` for a coding path, or nil when empty.
+func codingPathString(_ path: [CodingKey]) -> String? {
+    var s = ""
+    for k in path {
+        if let i = k.intValue { s += "[\(i)]" } else { s += s.isEmpty ? k.stringValue : "." + k.stringValue }
+    }
+    return s.isEmpty ? nil : s
 }

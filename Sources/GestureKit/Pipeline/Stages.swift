@@ -112,10 +112,19 @@ public protocol SequenceClassifier: Stage {
     /// - Parameters:
     ///   - labels: class index of each example, into `classes`.
     mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
+    /// Training that knows which session or user each example came from, so a classifier that
+    /// holds out validation data can hold out whole groups. Default: ignores the groups.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws
     func predict(_ series: TimeSeries) -> Prediction
     var classCount: Int { get }
     /// What `gesture info` prints about the trained model (one short line per entry).
     var summary: [String: String] { get }
+}
+
+extension SequenceClassifier {
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
+        try train(examples, labels: labels, classes: classes)
+    }
 }
 
 /// A classifier of feature vectors (kNN, minimum distance).
@@ -135,8 +144,15 @@ extension VectorClassifier {
 /// Turns the stream of raw predictions into the predictions a user sees (filters, timeouts,
 /// thresholds). Counts time in frames so a replayed file always gives the same result.
 public protocol Postprocessor: Stage {
+    /// Called once after training with the data's sample rate, so durations given in seconds can be
+    /// turned into frames. Default: nothing.
+    mutating func prepare(sampleRate: Double?) throws
     mutating func reset()
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
+}
+
+extension Postprocessor {
+    public mutating func prepare(sampleRate: Double?) throws {}
 }
