@@ -136,7 +136,15 @@ extension VectorClassifier {
 /// thresholds). Counts time in frames so a replayed file always gives the same result.
 public protocol Postprocessor: Stage {
     mutating func reset()
+    /// Called once before use (after training, and after loading) with the stream's sample rate, so
+    /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
+    /// none is known. Default: nothing to prepare.
+    mutating func prepare(sampleRate: Double?) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
+}
+
+extension Postprocessor {
+    public mutating func prepare(sampleRate: Double?) throws {}
 }
