@@ -1,12 +1,12 @@
 /// The closed set of stage types a pipeline file may name, looked up by their `kind`.
 /// A new stage type is added here once; there is no registry to mutate at run time.
 enum StageKinds {
-    static let preprocessors: [any Preprocessor.Type] = []
-    static let featureExtractors: [any FeatureExtractor.Type] = []
-    static let featureTransforms: [any FeatureTransform.Type] = []
+    static let preprocessors: [any Preprocessor.Type] = [MovingAverage.self, LowPass.self, HighPass.self, MedianFilter.self, Derivative.self, DeadZone.self, SavitzkyGolay.self, Normalizer.self]
+    static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self]
+    static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
     static let sequenceClassifiers: [any SequenceClassifier.Type] = []
-    static let vectorClassifiers: [any VectorClassifier.Type] = []
-    static let postprocessors: [any Postprocessor.Type] = []
+    static let vectorClassifiers: [any VectorClassifier.Type] = [MinimumDistance.self]
+    static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
 }
 
 private struct KindKey: CodingKey {

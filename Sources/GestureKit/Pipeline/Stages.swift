@@ -148,6 +148,10 @@ public protocol Postprocessor: Stage {
     /// turned into frames. Default: nothing.
     mutating func prepare(sampleRate: Double?) throws
     mutating func reset()
+    /// Called once before use (after training, and after loading) with the stream's sample rate, so
+    /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
+    /// none is known. Default: nothing to prepare.
+    mutating func prepare(sampleRate: Double?) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
