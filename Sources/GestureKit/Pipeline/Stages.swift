@@ -144,9 +144,6 @@ extension VectorClassifier {
 /// Turns the stream of raw predictions into the predictions a user sees (filters, timeouts,
 /// thresholds). Counts time in frames so a replayed file always gives the same result.
 public protocol Postprocessor: Stage {
-    /// Called once after training with the data's sample rate, so durations given in seconds can be
-    /// turned into frames. Default: nothing.
-    mutating func prepare(sampleRate: Double?) throws
     mutating func reset()
     /// Called once before use (after training, and after loading) with the stream's sample rate, so
     /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
