@@ -13,7 +13,7 @@ private func windowedSpec() throws -> PipelineSpec {
     {
       "preprocessing": [{"kind": "movingAverage", "window": 3}],
       "features": {"window": 20, "hop": 5,
-                   "extractors": [{"kind": "timeDomain", "statistics": ["mean", "std", "min", "max"]}],
+                   "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "min", "max"]}],
                    "transforms": [{"kind": "scale", "method": "zscore"}]},
       "classifier": {"kind": "centroid"},
       "postprocessing": [{"kind": "labelFilter", "minimumCount": 2, "bufferSize": 3}]
@@ -177,7 +177,7 @@ private func windowedSpec() throws -> PipelineSpec {
         let i = text.utf8.distance(from: text.utf8.startIndex, to: digit)
         a[i] = a[i] == UInt8(ascii: "4") ? UInt8(ascii: "5") : UInt8(ascii: "4")
         expectRejected(Data(a), containing: "checksum")
-        let packed = try #require(text.range(of: "\"means\":\"")).upperBound
+        let packed = try #require(text.range(of: "\"centroids\":\"")).upperBound
         var b = Array(data)
         let j = text.utf8.distance(from: text.utf8.startIndex, to: packed) + 2
         b[j] = b[j] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -228,5 +228,11 @@ private func windowedSpec() throws -> PipelineSpec {
             #expect(e.description.contains("nope"))
         }
         #expect(throws: GestureKitError.self) { try TestData.spec(#"{"preprocessing": []}"#) }
+        do {
+            _ = try TestData.spec(#"{"preprocessing": [{"kind": "movingAverage", "windw": 4}], "classifier": {"kind": "dtw"}}"#)
+            Issue.record("a misspelt key was accepted")
+        } catch let e as GestureKitError {
+            #expect(e.description.contains("preprocessing[0].windw"), "\(e.description)")
+        }
     }
 }

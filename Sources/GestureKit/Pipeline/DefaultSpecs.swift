@@ -18,20 +18,20 @@ public enum DefaultSpecs {
             return #"""
             {
               "features": {
-                "extractors": [{"kind": "timeDomain", "statistics": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
+                "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
                 "transforms": [{"kind": "scale", "method": "zscore"}]
               },
-              "classifier": {"kind": "knn", "k": 5, "nullRejection": 3}
+              "classifier": {"kind": "knn", "k": 5}
             }
             """#
         case "centroid":
             return #"""
             {
               "features": {
-                "extractors": [{"kind": "timeDomain", "statistics": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
+                "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
                 "transforms": [{"kind": "scale", "method": "zscore"}]
               },
-              "classifier": {"kind": "centroid", "nullRejection": 3}
+              "classifier": {"kind": "centroid"}
             }
             """#
         case "lstm":

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The closed set of stage types a pipeline file may name, looked up by their `kind`.
 /// A new stage type is added here once; there is no registry to mutate at run time.
 enum StageKinds {
@@ -33,6 +35,7 @@ func decodeStage<T>(_ types: [T], role: String, from decoder: Decoder) throws ->
         do {
             let stage = try s.init(from: decoder)
             try stage.validate()
+            try rejectUnknownKeys(c.allKeys.map(\.stringValue), of: stage)
             return stage
         } catch var e as GestureKitError {
             let at = codingPathString(decoder.codingPath)
@@ -51,4 +54,20 @@ func codingPathString(_ path: [CodingKey]) -> String? {
         if let i = k.intValue { s += "[\(i)]" } else { s += s.isEmpty ? k.stringValue : "." + k.stringValue }
     }
     return s.isEmpty ? nil : s
+}
+
+/// A key the stage does not write back is a key it did not read: most likely a typo in a
+/// hand-written spec, which must not be silently ignored.
+private func rejectUnknownKeys(_ keys: [String], of stage: any Stage) throws {
+    let encoder = JSONEncoder()
+    let data = try encoder.encode(StageBox(stage: stage))
+    let known = Set(((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?.keys.map { $0 } ?? [])
+    if let unknown = keys.first(where: { $0 != "kind" && !known.contains($0) }) {
+        throw GestureKitError("unknown key \"\(unknown)\" for \(type(of: stage).kind) (keys: \(known.sorted().joined(separator: ", ")))", field: unknown)
+    }
+}
+
+private struct StageBox: Encodable {
+    let stage: any Stage
+    func encode(to encoder: Encoder) throws { try stage.encode(to: encoder) }
 }
