@@ -4,8 +4,8 @@ enum StageKinds {
     static let preprocessors: [any Preprocessor.Type] = []
     static let featureExtractors: [any FeatureExtractor.Type] = []
     static let featureTransforms: [any FeatureTransform.Type] = []
-    static let sequenceClassifiers: [any SequenceClassifier.Type] = []
-    static let vectorClassifiers: [any VectorClassifier.Type] = []
+    static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self]
+    static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self]
     static let postprocessors: [any Postprocessor.Type] = []
 }
 
