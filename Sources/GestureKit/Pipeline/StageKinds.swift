@@ -3,11 +3,14 @@ import Foundation
 /// The closed set of stage types a pipeline file may name, looked up by their `kind`.
 /// A new stage type is added here once; there is no registry to mutate at run time.
 enum StageKinds {
-    static let preprocessors: [any Preprocessor.Type] = [MovingAverage.self, LowPass.self, HighPass.self, MedianFilter.self, Derivative.self, DeadZone.self, SavitzkyGolay.self, Normalizer.self]
+    static let preprocessors: [any Preprocessor.Type] = [
+        MovingAverage.self, LowPass.self, HighPass.self, MedianFilter.self, Derivative.self, DeadZone.self,
+        SavitzkyGolay.self, Normalizer.self,
+    ]
     static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self]
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
-    static let sequenceClassifiers: [any SequenceClassifier.Type] = []
-    static let vectorClassifiers: [any VectorClassifier.Type] = [MinimumDistance.self]
+    static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self]
+    static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self]
     static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
 }
 
