@@ -4,7 +4,7 @@ enum StageKinds {
     static let preprocessors: [any Preprocessor.Type] = []
     static let featureExtractors: [any FeatureExtractor.Type] = []
     static let featureTransforms: [any FeatureTransform.Type] = []
-    static let sequenceClassifiers: [any SequenceClassifier.Type] = []
+    static let sequenceClassifiers: [any SequenceClassifier.Type] = [LSTMClassifier.self]
     static let vectorClassifiers: [any VectorClassifier.Type] = []
     static let postprocessors: [any Postprocessor.Type] = []
 }
