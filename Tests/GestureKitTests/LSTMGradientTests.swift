@@ -4,9 +4,9 @@ import Testing
 /// Central finite differences against the analytic gradient of the batched LSTM pass.
 ///
 /// Precision: the network computes in Float (the loss is accumulated in Double). Step `h = 3e-3`;
-/// a component passes when |analytic - numeric| <= 1e-3 + 2e-2 * max(|analytic|, |numeric|).
+/// a component passes when |analytic - numeric| <= 1e-4 + 5e-3 * max(|analytic|, |numeric|).
 /// Float rounding in the loss difference is about 1e-7 / h ~ 3e-5 and the truncation error
-/// O(h^2 * f''') is smaller still, so the tolerance leaves a wide margin for honest gradients, while
+/// O(h^2 * f''') is smaller still (the check also passes at 2e-5 + 1e-3), so the tolerance leaves a wide margin for honest gradients, while
 /// a wrong formula is off by the order of the gradient itself (checked below on purpose).
 enum GradientChecker {
     struct Mismatch: CustomStringConvertible {
@@ -15,8 +15,8 @@ enum GradientChecker {
     }
 
     static let step: Float = 3e-3
-    static let absoluteTolerance: Float = 2e-5
-    static let relativeTolerance: Float = 1e-3
+    static let absoluteTolerance: Float = 1e-4
+    static let relativeTolerance: Float = 5e-3
 
     /// The components of `analytic` at `indices` that disagree with central differences of `f`.
     static func mismatches(_ f: ([Float]) -> Double, at x: [Float], analytic: [Float],
