@@ -9,7 +9,7 @@ enum StageKinds {
     ]
     static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self]
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
-    static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self]
+    static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self, LSTMClassifier.self]
     static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self]
     static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
 }
