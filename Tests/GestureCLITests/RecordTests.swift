@@ -142,6 +142,34 @@ import Darwin
         }
     }
 
+    /// Ctrl-C (SIGINT) ends the recording cleanly with its summary, input still open.
+    @Test func interruptStopsWithSummary() throws {
+        let dir = try scratchDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let rec = dir.appendingPathComponent("rec.csv")
+        let p = Process()
+        p.executableURL = CLI.binary
+        p.arguments = ["record", "--label", "int", "--session", "i", "-o", rec.path, "--json"]
+        let input = Pipe(), out = Pipe()
+        p.standardInput = input
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
+        input.fileHandleForWriting.write(Data("1 2\n3 4\n5 6\n".utf8))
+        for _ in 0..<500 {   // up to 10 s
+            if ((try? read(rec)) ?? "").split(separator: "\n").count == 4 { break }
+            usleep(20_000)
+        }
+        kill(p.processIdentifier, SIGINT)
+        let summary = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 0)
+        let json = try JSONSerialization.jsonObject(with: summary) as? [String: Any]
+        #expect(json?["frames"] as? Int == 3)
+        #expect(try read(rec) == "session,label,ch0,ch1\ni,int,1.0,2.0\ni,int,3.0,4.0\ni,int,5.0,6.0\n")
+    }
+
     /// OSC into `record` on 127.0.0.1: messages are sent until the recorder has its 3 frames.
     @Test func recordsFromOSC() throws {
         let dir = try scratchDir()

@@ -138,7 +138,7 @@ public struct OSCBundle: Sendable, Hashable {
 }
 
 /// What one UDP datagram carries: a message or a bundle.
-public indirect enum OSCPacket: Sendable, Hashable {
+public enum OSCPacket: Sendable, Hashable {
     case message(OSCMessage)
     case bundle(OSCBundle)
 
