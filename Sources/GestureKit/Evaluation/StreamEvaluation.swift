@@ -70,7 +70,7 @@ extension Evaluation {
                 throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
             }
             let truth: [String?] = rec.labels.map { $0 == pipeline.spec.rest ? nil : $0 }
-            var r = pipeline.recognizer()
+            var r = pipeline.liveRecognizer()
             var detections: [Detection] = []
             let c = rec.series.channelCount
             try rec.series.values.withUnsafeBufferPointer { all in
