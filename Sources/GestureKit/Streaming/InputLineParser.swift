@@ -196,8 +196,6 @@ public struct InputLineParser: Sendable {
                     }
                     i += 1
                 }
-                // A line that is only spaces and a trailing comma-less remainder is still one field;
-                // but a line of spaces alone (no comma) never gets here.
             } else {
                 while i < count {
                     while i < count, Self.isSpace(s[i]) { i += 1 }
