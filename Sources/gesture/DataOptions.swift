@@ -18,6 +18,9 @@ struct DataOptions: ParsableArguments {
     @Option(help: "Keep only these comma-separated classes (others become unlabelled).")
     var only: String?
 
+    @Option(help: "Continuous recordings: give unlabelled frames this class name (train it with --rest NAME to report it as null).")
+    var nullAs: String?
+
     @Option(help: "Keep only the recordings of these comma-separated users.")
     var users: String?
 
@@ -74,6 +77,13 @@ struct DataOptions: ParsableArguments {
             }
             data.examples = data.examples.filter { $0.label.map(keepSet.contains) ?? false }
             data.classes = data.classes.filter(keepSet.contains)
+        }
+        if let nullAs, !data.recordings.isEmpty {
+            guard !data.classes.contains(nullAs) else {
+                throw GestureKitError("--null-as \(nullAs) is already a class of the data", file: path)
+            }
+            for i in data.recordings.indices { data.recordings[i].labels = data.recordings[i].labels.map { $0 ?? nullAs } }
+            data = Dataset(recordings: data.recordings, cut: .segments, classes: data.classes + [nullAs], source: data.source)
         }
         if let window, !data.recordings.isEmpty {
             data = Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: .majority),
