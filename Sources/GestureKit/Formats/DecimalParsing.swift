@@ -96,6 +96,70 @@ enum DecimalParsing {
         return slowFloat(base, count)
     }
 
+    /// The fast path alone, reading a number that starts at `start` and stops at the first byte
+    /// that cannot continue it: `(value, end)`, or `nil` when the text needs the careful path
+    /// (no digits, more than 19 digits, a large exponent, a Float midpoint, not finite).
+    /// Callers check that the byte at `end` is a separator.
+    /// - Complexity: O(digits), no allocation.
+    @inline(__always)
+    static func scanFloat(_ base: UnsafePointer<UInt8>, _ start: Int, _ limit: Int,
+                          _ pow10: UnsafePointer<Double>) -> (Float, Int)? {
+        var i = start
+        var negative = false
+        if i < limit, base[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        let digitsStart = i
+        var mantissa: UInt64 = 0
+        while i < limit {
+            let d = base[i] &- 48
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+        }
+        var digits = i - digitsStart
+        var exp10 = 0
+        if i < limit, base[i] == UInt8(ascii: ".") {
+            i += 1
+            let fracStart = i
+            while i < limit {
+                let d = base[i] &- 48
+                if d >= 10 { break }
+                mantissa = mantissa &* 10 &+ UInt64(d)
+                i += 1
+            }
+            exp10 = fracStart - i
+            digits += i - fracStart
+        }
+        // Up to 19 digits (leading zeros included) fit a UInt64 exactly.
+        guard digits > 0, digits <= 19 else { return nil }
+        if i < limit, base[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var expNegative = false
+            if i < limit, base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+") {
+                expNegative = base[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            let expStart = i
+            var e = 0
+            while i < limit, i - expStart < 4 {
+                let d = base[i] &- 48
+                if d >= 10 { break }
+                e = e * 10 + Int(d)
+                i += 1
+            }
+            guard i > expStart, i == limit || base[i] &- 48 >= 10 else { return nil }
+            exp10 += expNegative ? -e : e
+        }
+        if mantissa == 0 { return (negative ? -0.0 : 0.0, i) }
+        guard mantissa < (1 << 53), exp10 >= -22, exp10 <= 22 else { return nil }
+        let d = exp10 < 0 ? Double(mantissa) / pow10[-exp10] : Double(mantissa) * pow10[exp10]
+        let bits = d.bitPattern
+        let biased = Int(truncatingIfNeeded: bits >> 52) & 0x7FF
+        guard biased >= 897, biased <= 1150, bits & 0x1FFF_FFFF != 0x1000_0000 else { return nil }
+        let f = Float(d)
+        guard f.isFinite else { return nil }
+        return (negative ? -f : f, i)
+    }
+
     /// `strtof` on a NUL-terminated copy; `nil` unless every byte is consumed.
     @inline(never)
     static func slowFloat(_ base: UnsafePointer<UInt8>, _ count: Int) -> Float? {
