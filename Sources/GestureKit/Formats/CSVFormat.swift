@@ -177,6 +177,8 @@ public enum CSVFormat {
             labelIndex = try column(name, in: columns, input, what: "label")
         } else if let i = find(labelNames, in: columns) {
             labelIndex = i
+        } else if options.columns == nil, columns.contains(where: { DecimalParsing.parseFloat(Array($0.utf8)) != nil }) {
+            throw input.error("the first line looks like data, not a header; name the columns (--columns)", line: 1)
         } else {
             throw input.error("no label column (looked for label, activity, class); name it with --label-column", line: 1)
         }
