@@ -13,7 +13,7 @@ Run:           Benchmarks/.venv-peers/bin/python Benchmarks/peers/csv_peer.py [-
 """
 import argparse
 import os
-import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,25 +25,42 @@ import pandas as pd
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def generate(path, rows, channels=8, seed=1):
-    """Rows of `session,label,ch0..ch7`; sessions of 100,000 rows, labels change every 500 rows,
-    values are random decimals with 6 digits after the point (like real sensor exports)."""
-    rng = random.Random(seed)
+def generate(path, rows, channels=8):
+    """Rows of `session,label,ch0..ch7`: sessions of 100,000 rows, labels change every 500 rows (one
+    in five empty = null), values in [-20, 20] with 6 decimals from an integer hash. Byte-identical
+    to generateCSV in Benchmarks/Benchmarks/Formats/Formats.swift."""
     labels = ["rest", "walk", "wave", "", "shake"]
     with open(path, "w") as f:
         f.write("session,label," + ",".join(f"ch{c}" for c in range(channels)) + "\n")
         for i in range(rows):
-            vals = ",".join(f"{rng.uniform(-20, 20):.6f}" for _ in range(channels))
-            f.write(f"s{i // 100000},{labels[(i // 500) % len(labels)]},{vals}\n")
+            cells = []
+            for c in range(channels):
+                h = ((i * channels + c) * 2654435761) & 0xFFFFFFFF
+                v = h % 40000001 - 20000000
+                a = abs(v)
+                cells.append(f"{'-' if v < 0 else ''}{a // 1000000}.{a % 1000000:06d}")
+            f.write(f"s{i // 100000},{labels[(i // 500) % len(labels)]},{','.join(cells)}\n")
 
 
-def median_time(fn, runs):
-    times = []
+def median_time(fn, runs, cpu):
+    """Median wall time and median CPU time (user + sys) of `runs` calls."""
+    times, cpus = [], []
     for _ in range(runs):
+        c = cpu()
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), times
+        cpus.append(cpu() - c)
+    return statistics.median(times), times, statistics.median(cpus)
+
+
+def own_cpu():
+    return time.process_time()
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -69,12 +86,13 @@ def main():
             assert b'"recordingFrames":%d' % args.rows in out.stdout, out.stdout[:300]
 
         pandas_read(); ours()  # warm the page cache
-        p_med, p_all = median_time(pandas_read, args.runs)
-        g_med, g_all = median_time(ours, args.runs)
-        print(f"file: {args.rows} rows x 8 channels (+session,label), {size:.1f} MB; {args.runs} runs each")
-        print(f"pandas {pd.__version__} read_csv   median {p_med * 1000:8.1f} ms  runs {[round(t * 1000) for t in p_all]}")
-        print(f"gesture info (release)  median {g_med * 1000:8.1f} ms  runs {[round(t * 1000) for t in g_all]}")
-        print(f"ratio gesture / pandas: {g_med / p_med:.2f}  (< 1 means GestureKit is faster)")
+        p_med, p_all, p_cpu = median_time(pandas_read, args.runs, own_cpu)
+        g_med, g_all, g_cpu = median_time(ours, args.runs, children_cpu)
+        print(f"file: {args.rows} rows x 8 channels (+session,label), {size:.1f} MB; {args.runs} runs each; load {os.getloadavg()[0]:.1f}")
+        print(f"pandas {pd.__version__} read_csv   wall median {p_med * 1000:7.1f} ms  cpu median {p_cpu * 1000:7.1f} ms  runs {[round(t * 1000) for t in p_all]}")
+        print(f"gesture info (release)  wall median {g_med * 1000:7.1f} ms  cpu median {g_cpu * 1000:7.1f} ms  runs {[round(t * 1000) for t in g_all]}")
+        print(f"  (gesture info is a whole process: start-up, read, parse, cut segments, summary, JSON)")
+        print(f"ratio gesture / pandas: wall {g_med / p_med:.2f}, cpu {g_cpu / p_cpu:.2f}  (< 1 means GestureKit is faster)")
 
 
 if __name__ == "__main__":

@@ -9,11 +9,18 @@ import Testing
     func ours(_ s: String) -> Float? {
         let bytes = Array(s.utf8)
         let general = DecimalParsing.parseFloat(bytes)
-        bytes.withUnsafeBufferPointer { b in
-            DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
-                guard let base = b.baseAddress, let (v, end) = DecimalParsing.scanFloat(base, 0, b.count, p.baseAddress!),
-                      end == b.count else { return }
-                #expect(general.map { $0.bitPattern } == v.bitPattern, "scanFloat disagrees on \(s)")
+        // The fast path reads 8 bytes at a time when the buffer goes on, as in a CSV row: try it
+        // at the end of the buffer and followed by more cells.
+        for tail in ["", ",1234567890", "\n", " 12345678,9"] {
+            let padded = bytes + Array(tail.utf8)
+            padded.withUnsafeBufferPointer { b in
+                DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
+                    guard let base = b.baseAddress, let (v, end) = DecimalParsing.scanFloat(base, 0, b.count, p.baseAddress!) else { return }
+                    // A valid number followed by a separator must end exactly there.
+                    if general != nil { #expect(end == bytes.count, "scanFloat stopped at \(end) in \(s)\(tail)") }
+                    guard end == bytes.count else { return }
+                    #expect(general.map { $0.bitPattern } == v.bitPattern, "scanFloat disagrees on \(s)")
+                }
             }
         }
         return general
@@ -49,6 +56,17 @@ import Testing
             }
             if rng.next() % 4 == 0 { s += "e" + String(Int(rng.next() % 90) - 45) }
             expectSame(s)
+        }
+    }
+
+    @Test func fastPathAnswersOrdinaryCells() {
+        for s in ["-12.345678", "0.079106", "592", "1e-05", "-0.05497787147760391", "12345678.12345678", "3.25,"] {
+            let b = Array((s + ",1").utf8)
+            let r = b.withUnsafeBufferPointer { b in
+                DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in DecimalParsing.scanFloat(b.baseAddress!, 0, b.count, p.baseAddress!) }
+            }
+            let text = s.hasSuffix(",") ? String(s.dropLast()) : s
+            #expect(r?.0 == Float(text) && r?.1 == text.utf8.count, "\(s)")
         }
     }
 

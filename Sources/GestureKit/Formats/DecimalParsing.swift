@@ -107,27 +107,14 @@ enum DecimalParsing {
         var i = start
         var negative = false
         if i < limit, base[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-        let digitsStart = i
         var mantissa: UInt64 = 0
-        while i < limit {
-            let d = base[i] &- 48
-            if d >= 10 { break }
-            mantissa = mantissa &* 10 &+ UInt64(d)
-            i += 1
-        }
-        var digits = i - digitsStart
+        var digits = digitRun(base, &i, limit, &mantissa)
         var exp10 = 0
         if i < limit, base[i] == UInt8(ascii: ".") {
             i += 1
-            let fracStart = i
-            while i < limit {
-                let d = base[i] &- 48
-                if d >= 10 { break }
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                i += 1
-            }
-            exp10 = fracStart - i
-            digits += i - fracStart
+            let fractionDigits = digitRun(base, &i, limit, &mantissa)
+            exp10 = -fractionDigits
+            digits += fractionDigits
         }
         // Up to 19 digits (leading zeros included) fit a UInt64 exactly.
         guard digits > 0, digits <= 19 else { return nil }
@@ -158,6 +145,67 @@ enum DecimalParsing {
         let f = Float(d)
         guard f.isFinite else { return nil }
         return (negative ? -f : f, i)
+    }
+
+    /// Appends the decimal digits at `i` to `mantissa` (wrapping; callers reject more than 19
+    /// digits) and returns how many there were. Eight bytes at a time where the buffer allows
+    /// (SWAR: find the first non-digit byte, then combine the digits with three multiplications).
+    @inline(__always)
+    static func digitRun(_ base: UnsafePointer<UInt8>, _ i: inout Int, _ limit: Int, _ mantissa: inout UInt64) -> Int {
+        var count = 0
+        #if _endian(little)
+        while i + 8 <= limit {
+            let y = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
+            // A byte is a digit iff y < 10; bytes >= 10 get their top bit set (carries can only
+            // start at a non-digit byte, so they never hide the first one).
+            let nonDigit = (y | (y &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+            if nonDigit == 0 {
+                mantissa = mantissa &* 100_000_000 &+ eightDigits(y)
+                i += 8
+                count += 8
+                continue
+            }
+            let k = nonDigit.trailingZeroBitCount >> 3
+            if k > 0 {
+                // Shift the k digits to the top; the zero bytes below are leading zeros.
+                mantissa = mantissa &* smallPowerOfTen(k) &+ eightDigits(y << UInt64((8 - k) * 8))
+                i += k
+                count += k
+            }
+            return count
+        }
+        #endif
+        while i < limit {
+            let d = base[i] &- 48
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+            count += 1
+        }
+        return count
+    }
+
+    /// The number written by eight digit values, first digit in the lowest byte.
+    @inline(__always)
+    static func eightDigits(_ y: UInt64) -> UInt64 {
+        let v = (y &* 10) &+ (y >> 8)  // byte pairs -> 2-digit values
+        let mask: UInt64 = 0x0000_00FF_0000_00FF
+        let mul1: UInt64 = 0x000F_4240_0000_0064  // 100 + (1_000_000 << 32)
+        let mul2: UInt64 = 0x0000_2710_0000_0001  // 1 + (10_000 << 32)
+        return (((v & mask) &* mul1) &+ (((v >> 16) & mask) &* mul2)) >> 32
+    }
+
+    @inline(__always)
+    static func smallPowerOfTen(_ k: Int) -> UInt64 {
+        switch k {
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10000
+        case 5: 100_000
+        case 6: 1_000_000
+        default: 10_000_000
+        }
     }
 
     /// `strtof` on a NUL-terminated copy; `nil` unless every byte is consumed.
