@@ -11,7 +11,7 @@
 /// is the best class's score, in [1/classCount, 1]. A rejected prediction has no class and
 /// confidence 0 but keeps its scores and distance.
 ///
-/// JSON: `{"kind": "centroid", "nullRejectionK": 3}`. Keys: `nullRejectionK` (default absent = no
+/// JSON: `{"kind": "centroid", "nullRejection": 3}`. Keys: `nullRejection` (default absent = no
 /// rejection; can be changed after training); learned by `train` and absent until then: `classes`,
 /// `dimension`, `centroids` (classCount x dimension, row-major), `distanceMeans`, `distanceStds`.
 /// - Complexity: `train` O(n d); `predict` O(classCount * d) plus one score array.
@@ -20,55 +20,55 @@ public struct MinimumDistance: VectorClassifier {
     public private(set) var classes: [String] = []
     public private(set) var dimension = 0
     public private(set) var centroids = PackedFloats([])
-    public private(set) var nullRejection: NullRejection
+    public private(set) var rejection: NullRejection
 
     /// Multiplier of the standard deviation in the rejection threshold; nil switches rejection off.
-    public var nullRejectionK: Float? {
-        get { nullRejection.k }
-        set { nullRejection.k = newValue }
+    public var nullRejection: Float? {
+        get { rejection.k }
+        set { rejection.k = newValue }
     }
 
-    public init(nullRejectionK: Float? = nil) {
-        nullRejection = NullRejection(k: nullRejectionK, classCount: 0)
+    public init(nullRejection: Float? = nil) {
+        rejection = NullRejection(k: nullRejection, classCount: 0)
     }
 
-    enum CodingKeys: String, CodingKey { case nullRejectionK, classes, dimension, centroids, distanceMeans, distanceStds }
+    enum CodingKeys: String, CodingKey { case nullRejection, classes, dimension, centroids, distanceMeans, distanceStds }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        nullRejection = NullRejection(k: try c.decodeIfPresent(Float.self, forKey: .nullRejectionK), classCount: 0)
+        rejection = NullRejection(k: try c.decodeIfPresent(Float.self, forKey: .nullRejection), classCount: 0)
         classes = try c.decodeIfPresent([String].self, forKey: .classes) ?? []
         dimension = try c.decodeIfPresent(Int.self, forKey: .dimension) ?? 0
         centroids = try c.decodeIfPresent(PackedFloats.self, forKey: .centroids) ?? PackedFloats([])
-        if let m = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceMeans) { nullRejection.means = m }
-        if let s = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceStds) { nullRejection.stds = s }
+        if let m = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceMeans) { rejection.means = m }
+        if let s = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceStds) { rejection.stds = s }
     }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeIfPresent(nullRejection.k, forKey: .nullRejectionK)
+        try c.encodeIfPresent(rejection.k, forKey: .nullRejection)
         guard isTrained else { return }
         try c.encode(classes, forKey: .classes)
         try c.encode(dimension, forKey: .dimension)
         try c.encode(centroids, forKey: .centroids)
-        try c.encode(nullRejection.means, forKey: .distanceMeans)
-        try c.encode(nullRejection.stds, forKey: .distanceStds)
+        try c.encode(rejection.means, forKey: .distanceMeans)
+        try c.encode(rejection.stds, forKey: .distanceStds)
     }
 
     public var isTrained: Bool { !classes.isEmpty }
     public var classCount: Int { classes.count }
 
     public func validate() throws {
-        if let k = nullRejection.k, !(k.isFinite && k >= 0) {
-            throw GestureKitError("must be a non-negative number, found \(k)", field: "nullRejectionK")
+        if let k = rejection.k, !(k.isFinite && k >= 0) {
+            throw GestureKitError("must be a non-negative number, found \(k)", field: "nullRejection")
         }
         guard isTrained || !centroids.values.isEmpty else { return }
         if dimension < 1 { throw GestureKitError("must be positive, found \(dimension)", field: "dimension") }
         if classes.isEmpty { throw GestureKitError("no classes", field: "classes") }
         try centroids.check("centroids", count: classes.count * dimension)
-        try nullRejection.means.check("distanceMeans", count: classes.count)
-        try nullRejection.stds.check("distanceStds", count: classes.count)
-        if nullRejection.stds.values.contains(where: { $0 < 0 }) {
+        try rejection.means.check("distanceMeans", count: classes.count)
+        try rejection.stds.check("distanceStds", count: classes.count)
+        if rejection.stds.values.contains(where: { $0 < 0 }) {
             throw GestureKitError("a standard deviation is negative", field: "distanceStds")
         }
     }
@@ -100,7 +100,7 @@ public struct MinimumDistance: VectorClassifier {
         for (v, y) in zip(vectors, labels) {
             distances[y].append(v.withUnsafeBufferPointer { distance($0, to: y) })
         }
-        nullRejection.fit(distances: distances)
+        rejection.fit(distances: distances)
     }
 
     /// Euclidean distance from `x` to the centroid of class `c`.
@@ -138,7 +138,7 @@ public struct MinimumDistance: VectorClassifier {
             scores[c] = zeros > 0 ? (d == 0 ? 1 / Float(zeros) : 0) : (1 / d) / inverseSum
         }
         var p = Prediction(classIndex: best, confidence: scores[best], scores: scores, distance: bestDistance)
-        if nullRejection.rejects(classIndex: best, distance: bestDistance) { p = p.suppressed }
+        if rejection.rejects(classIndex: best, distance: bestDistance) { p = p.suppressed }
         return p
     }
 
@@ -147,10 +147,10 @@ public struct MinimumDistance: VectorClassifier {
             "classifier": "minimum distance (nearest centroid, Euclidean)",
             "classes": classes.joined(separator: ", "),
             "dimension": "\(dimension)",
-            "nullRejectionK": nullRejection.k.map { "\($0)" } ?? "off",
+            "nullRejection": rejection.k.map { "\($0)" } ?? "off",
         ]
         if isTrained {
-            s["thresholds"] = zip(classes, nullRejection.thresholds)
+            s["thresholds"] = zip(classes, rejection.thresholds)
                 .map { "\($0): \($1)" }.joined(separator: ", ")
         }
         return s

@@ -112,10 +112,19 @@ public protocol SequenceClassifier: Stage {
     /// - Parameters:
     ///   - labels: class index of each example, into `classes`.
     mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
+    /// Training that knows which session or user each example came from, so a classifier that
+    /// holds out validation data can hold out whole groups. Default: ignores the groups.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws
     func predict(_ series: TimeSeries) -> Prediction
     var classCount: Int { get }
     /// What `gesture info` prints about the trained model (one short line per entry).
     var summary: [String: String] { get }
+}
+
+extension SequenceClassifier {
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
+        try train(examples, labels: labels, classes: classes)
+    }
 }
 
 /// A classifier of feature vectors (kNN, minimum distance).
