@@ -9,7 +9,7 @@ import Testing
     static let labels = [0, 0, 0, 0, 1, 1, 1, 1]
 
     func trained(k: Float?) throws -> MinimumDistance {
-        var m = MinimumDistance(nullRejectionK: k)
+        var m = MinimumDistance(nullRejection: k)
         try m.train(Self.vectors, labels: Self.labels, classes: ["A", "B"])
         return m
     }
@@ -17,8 +17,8 @@ import Testing
     @Test func learnsCentroidsAndThresholds() throws {
         let m = try trained(k: 2)
         #expect(m.centroids.values == [1, 1, 10, 10])
-        #expect(m.nullRejection.means.values == [2, 2] && m.nullRejection.stds.values == [1, 0])
-        #expect(m.nullRejection.thresholds == [4, 2])
+        #expect(m.rejection.means.values == [2, 2] && m.rejection.stds.values == [1, 0])
+        #expect(m.rejection.thresholds == [4, 2])
         #expect(m.summary["thresholds"] == "A: 4.0, B: 2.0")
         #expect(m.classCount == 2)
     }
@@ -47,10 +47,10 @@ import Testing
         #expect(m.predict([12.5, 10]).classIndex == nil)
         // Without rejection the same points get their nearest class; k can change after training.
         var off = m
-        off.nullRejectionK = nil
+        off.nullRejection = nil
         #expect(off.predict([1, 6]).classIndex == 0 && off.predict([100, -100]).classIndex != nil)
         var loose = m
-        loose.nullRejectionK = 3  // A: 2 + 3 = 5 -> (1, 6) accepted at exactly 5
+        loose.nullRejection = 3  // A: 2 + 3 = 5 -> (1, 6) accepted at exactly 5
         #expect(loose.predict([1, 6]).classIndex == 0)
     }
 
@@ -64,8 +64,8 @@ import Testing
             catch let e as GestureKitError { return e.field } catch { return "\(error)" }
         }
         #expect(field(#"{"kind": "centroid"}"#) == nil)
-        #expect(field(#"{"kind": "centroid", "nullRejectionK": 2.5}"#) == nil)
-        #expect(field(#"{"kind": "centroid", "nullRejectionK": -1}"#) == "nullRejectionK")
+        #expect(field(#"{"kind": "centroid", "nullRejection": 2.5}"#) == nil)
+        #expect(field(#"{"kind": "centroid", "nullRejection": -1}"#) == "nullRejection")
         // Trained file with 3 centroid values for 2 classes x 2 dimensions.
         var good = try JSONSerialization.jsonObject(with: StageTesting.json(try trained(k: 2))) as! [String: Any]
         good["kind"] = "centroid"
