@@ -1,0 +1,399 @@
+import Foundation
+
+/// Recording CSV files: one row per frame, a header row naming the columns (or names given in
+/// ``DatasetLoadOptions/columns``), a label column, an optional session column and numeric channels.
+///
+/// ```
+/// session,label,accX,accY,accZ
+/// s1,,0.01,-0.98,0.02        <- empty label = unlabelled (null)
+/// s1,wave,0.4,-0.7,0.1
+/// ```
+/// Rows of one session form one ``Recording`` (labels may change within it); a file without a
+/// session column is one session named after the file. A folder of CSV files is one dataset whose
+/// user ids are the file-name prefixes before the first `-` (`anna-01.csv` -> `anna`).
+///
+/// Parsing works on bytes: cells are never turned into `String`s except labels and session ids,
+/// which are made once per change, and numbers use ``DecimalParsing``.
+public enum CSVFormat {
+    static let labelNames = ["label", "activity", "class"]
+    static let sessionNames = ["session", "sessionid", "session_id"]
+    static let userNames = ["user", "userid", "user_id"]
+
+    /// Reads a CSV file or a folder of CSV files (in name order) as a dataset cut by `options.cut`.
+    /// - Complexity: O(file size).
+    public static func read(_ path: String, options: DatasetLoadOptions = .init()) throws -> Dataset {
+        var isDir: ObjCBool = false
+        FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+        var recordings: [Recording] = []
+        if isDir.boolValue {
+            let files = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
+                .filter { $0.lowercased().hasSuffix(".csv") }.sorted()
+            guard !files.isEmpty else { throw GestureKitError("folder holds no .csv files", file: path) }
+            for f in files {
+                let stem = (f as NSString).deletingPathExtension
+                let user = stem.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+                let input = try TextInput(path: (path as NSString).appendingPathComponent(f))
+                let more = try parse(input, options: options, defaultSession: stem, user: user)
+                if let first = recordings.first, let next = more.first,
+                   first.series.channelNames != next.series.channelNames {
+                    throw input.error("channels \(next.series.channelNames) differ from \(first.series.channelNames) in the other files")
+                }
+                recordings += more
+            }
+        } else {
+            let input = try TextInput(path: path)
+            recordings = try parse(input, options: options,
+                                   defaultSession: (input.name as NSString).deletingPathExtension, user: nil)
+        }
+        return Dataset(recordings: recordings, cut: options.cut, source: (path as NSString).lastPathComponent)
+    }
+
+    /// Reads one CSV file as its recordings, one per session in order of first appearance.
+    public static func readRecordings(_ path: String, options: DatasetLoadOptions = .init()) throws -> [Recording] {
+        let input = try TextInput(path: path)
+        return try parse(input, options: options, defaultSession: (input.name as NSString).deletingPathExtension, user: nil)
+    }
+
+    /// Parses CSV text held in memory; `name` is used in error messages.
+    public static func parseRecordings(_ bytes: [UInt8], name: String,
+                                       options: DatasetLoadOptions = .init()) throws -> [Recording] {
+        try parse(TextInput(bytes: bytes, name: name), options: options,
+                  defaultSession: (name as NSString).deletingPathExtension, user: nil)
+    }
+
+    // MARK: Reading
+
+    private enum Role { case skip, session, label, user, channel(Int) }
+
+    /// A cell: byte range in the file, already trimmed of spaces; `quoted` when it was in quotes.
+    private struct Cell { var start: Int; var end: Int; var quoted: Bool }
+
+    static func parse(_ input: TextInput, options: DatasetLoadOptions, defaultSession: String,
+                      user fileUser: String?) throws -> [Recording] {
+        try input.checkText(what: "CSV text")
+        return try input.bytes.withUnsafeBufferPointer { buf in
+            try DecimalParsing.powersOfTen.withUnsafeBufferPointer { pow10 in
+                try parse(buf, pow10.baseAddress!, input, options, defaultSession, fileUser)
+            }
+        }
+    }
+
+    /// Splits one line `[start, end)` into cells, handling quotes. Used for the header and for
+    /// rows with quotes; plain rows go through the fast loop in `parse`.
+    private static func splitCells(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int,
+                                    _ delimiter: UInt8) -> [Cell] {
+        var cells: [Cell] = []
+        var i = start
+        while true {
+            while i < end, b[i] == 32 || b[i] == 9, b[i] != delimiter { i += 1 }
+            if i < end, b[i] == UInt8(ascii: "\"") {
+                let s = i + 1
+                var j = s
+                while j < end {
+                    if b[j] == UInt8(ascii: "\"") {
+                        if j + 1 < end, b[j + 1] == UInt8(ascii: "\"") { j += 2; continue }
+                        break
+                    }
+                    j += 1
+                }
+                cells.append(Cell(start: s, end: j, quoted: true))
+                i = j + 1
+                while i < end, b[i] != delimiter { i += 1 }
+            } else {
+                let s = i
+                while i < end, b[i] != delimiter { i += 1 }
+                var e = i
+                while e > s, b[e - 1] == 32 || b[e - 1] == 9 { e -= 1 }
+                cells.append(Cell(start: s, end: e, quoted: false))
+            }
+            if i >= end { break }
+            i += 1  // past the delimiter
+        }
+        return cells
+    }
+
+    private static func text(_ b: UnsafeBufferPointer<UInt8>, _ c: Cell) -> String {
+        let s = String(decoding: UnsafeBufferPointer(rebasing: b[c.start..<c.end]), as: UTF8.self)
+        return c.quoted ? s.replacingOccurrences(of: "\"\"", with: "\"") : s
+    }
+
+    private static func find(_ names: [String], in columns: [String]) -> Int? {
+        for n in names {
+            if let i = columns.firstIndex(where: { $0.lowercased() == n }) { return i }
+        }
+        return nil
+    }
+
+    private static func column(_ name: String, in columns: [String], _ input: TextInput, what: String) throws -> Int {
+        if let i = columns.firstIndex(of: name) ?? columns.firstIndex(where: { $0.lowercased() == name.lowercased() }) {
+            return i
+        }
+        throw input.error("no \(what) column named \"\(name)\" (columns: \(columns.prefix(20).joined(separator: ", "))\(columns.count > 20 ? ", ..." : ""))", line: 1)
+    }
+
+    // The hot loop: one pass over the bytes, rows of plain cells parsed in place.
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ pow10: UnsafePointer<Double>,
+                              _ input: TextInput, _ options: DatasetLoadOptions,
+                              _ defaultSession: String, _ fileUser: String?) throws -> [Recording] {
+        let n = b.count
+        var pos = 0
+        if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { pos = 3 }  // UTF-8 byte order mark
+        var line = 1
+
+        func lineEnd(_ from: Int) -> Int {
+            var e = from
+            while e < n, b[e] != 10 { e += 1 }
+            return e
+        }
+        func trimCR(_ s: Int, _ e: Int) -> Int { e > s && b[e - 1] == 13 ? e - 1 : e }
+
+        // Header (or the names given) and the delimiter.
+        let columns: [String]
+        var firstLine = (pos, trimCR(pos, lineEnd(pos)))
+        let sample = UnsafeBufferPointer(rebasing: b[firstLine.0..<firstLine.1])
+        let delimiter: UInt8 = sample.contains(UInt8(ascii: ",")) ? UInt8(ascii: ",")
+            : sample.contains(9) ? 9 : sample.contains(UInt8(ascii: ";")) ? UInt8(ascii: ";") : UInt8(ascii: ",")
+        if let given = options.columns {
+            guard !given.isEmpty else { throw input.error("--columns names no columns") }
+            columns = given
+        } else {
+            let cells = splitCells(b, firstLine.0, firstLine.1, delimiter)
+            columns = cells.map { text(b, $0) }
+            if cells.allSatisfy({ c in !c.quoted && DecimalParsing.parseFloat(b.baseAddress! + c.start, c.end - c.start, pow10) != nil }) {
+                throw input.error("the first line looks like data, not a header; name the columns (--columns)", line: 1)
+            }
+            pos = min(n, lineEnd(pos) + 1)
+            line = 2
+            firstLine = (pos, trimCR(pos, lineEnd(pos)))
+        }
+        let ncols = columns.count
+
+        // Roles of the columns.
+        let labelIndex: Int
+        if let name = options.labelColumn {
+            labelIndex = try column(name, in: columns, input, what: "label")
+        } else if let i = find(labelNames, in: columns) {
+            labelIndex = i
+        } else {
+            throw input.error("no label column (looked for label, activity, class); name it with --label-column", line: 1)
+        }
+        let sessionIndex = try options.sessionColumn.map { try column($0, in: columns, input, what: "session") }
+            ?? find(sessionNames, in: columns)
+        let userIndex = find(userNames, in: columns).flatMap { $0 == labelIndex || $0 == sessionIndex ? nil : $0 }
+        var roles = [Role](repeating: .skip, count: ncols)
+        if let sessionIndex { roles[sessionIndex] = .session }
+        if let userIndex { roles[userIndex] = .user }
+        roles[labelIndex] = .label
+        var channelNames: [String] = []
+        if let picked = options.channels {
+            guard !picked.isEmpty else { throw input.error("--channels names no columns") }
+            for name in picked {
+                let i = try column(name, in: columns, input, what: "channel")
+                guard case .skip = roles[i] else {
+                    throw input.error("column \"\(name)\" is the label/session column, it cannot be a channel", line: 1)
+                }
+                roles[i] = .channel(channelNames.count)
+                channelNames.append(columns[i])
+            }
+        } else {
+            // Other columns are channels when numeric in the first data row.
+            let cells = firstLine.0 < firstLine.1 ? splitCells(b, firstLine.0, firstLine.1, delimiter) : []
+            for i in 0..<ncols {
+                guard case .skip = roles[i] else { continue }
+                if i < cells.count {
+                    let c = cells[i]
+                    if DecimalParsing.parseFloat(b.baseAddress! + c.start, c.end - c.start, pow10) == nil { continue }
+                }
+                roles[i] = .channel(channelNames.count)
+                channelNames.append(columns[i])
+            }
+        }
+        let nch = channelNames.count
+        guard nch > 0 else { throw input.error("no numeric channel columns besides the label/session columns", line: 1) }
+
+        // Role codes as small ints for the hot loop: -1 skip, -2 session, -3 label, -4 user, k channel.
+        let code: [Int] = roles.map {
+            switch $0 { case .skip: -1; case .session: -2; case .label: -3; case .user: -4; case let .channel(k): k }
+        }
+
+        struct Builder { var values: [Float]; var labels: [String?]; var session: String; var user: String? }
+        var builders: [Builder] = []
+        var sessionOf: [String: Int] = [:]
+        var current = -1
+        var values: [Float] = []
+        var labels: [String?] = []
+        var prevSession = (start: 0, end: -1)   // no previous row yet
+        var prevLabel = (start: 0, end: -1)
+        var prevLabelValue: String? = nil
+        let estimate = max(16, (n - pos) / max(1, ncols * 8))
+        let frame = UnsafeMutablePointer<Float>.allocate(capacity: nch)
+        defer { frame.deallocate() }
+
+        func same(_ a: (start: Int, end: Int), _ s: Int, _ e: Int) -> Bool {
+            guard a.end - a.start == e - s else { return false }
+            return memcmp(b.baseAddress! + a.start, b.baseAddress! + s, e - s) == 0
+        }
+        func switchSession(_ key: String, user: String?) {
+            if current >= 0 {
+                builders[current].values = values
+                builders[current].labels = labels
+            }
+            if let i = sessionOf[key] {
+                current = i
+                values = builders[i].values
+                labels = builders[i].labels
+                builders[i].values = []
+                builders[i].labels = []
+            } else {
+                current = builders.count
+                sessionOf[key] = current
+                builders.append(Builder(values: [], labels: [], session: key, user: user ?? fileUser))
+                values = []
+                labels = []
+                values.reserveCapacity(builders.count == 1 ? estimate * nch : 1024)
+                labels.reserveCapacity(builders.count == 1 ? estimate : 128)
+            }
+        }
+        if sessionIndex == nil { switchSession(defaultSession, user: nil) }
+
+        let base = b.baseAddress!
+        var cellStarts = [Int](repeating: 0, count: ncols)
+        var cellEnds = [Int](repeating: 0, count: ncols)
+        var quotedRow = [Cell]()
+        while pos < n {
+            var end = pos
+            var hasQuote = false
+            while end < n, base[end] != 10 { if base[end] == 34 { hasQuote = true }; end += 1 }
+            let lineStop = end > pos && base[end - 1] == 13 ? end - 1 : end
+            defer { pos = end + 1; line += 1 }
+            // Blank lines (also the usual one at the end of a file) are skipped.
+            var blank = true
+            for k in pos..<lineStop where base[k] != 32 && base[k] != 9 { blank = false; break }
+            if blank { continue }
+
+            var found = 0
+            if hasQuote {
+                quotedRow = splitCells(b, pos, lineStop, delimiter)
+                found = quotedRow.count
+                if found == ncols {
+                    for (k, c) in quotedRow.enumerated() { cellStarts[k] = c.start; cellEnds[k] = c.end }
+                }
+            } else {
+                var i = pos
+                while true {
+                    var s = i
+                    while i < lineStop, base[i] != delimiter { i += 1 }
+                    var e = i
+                    while s < e, base[s] == 32 || base[s] == 9 { s += 1 }
+                    while e > s, base[e - 1] == 32 || base[e - 1] == 9 { e -= 1 }
+                    if found < ncols { cellStarts[found] = s; cellEnds[found] = e }
+                    found += 1
+                    if i >= lineStop { break }
+                    i += 1
+                }
+            }
+            guard found == ncols else {
+                throw input.error("expected \(ncols) columns, found \(found)", line: line)
+            }
+            // Session first, so the frame goes to the right recording.
+            if let si = sessionIndex {
+                let s = cellStarts[si], e = cellEnds[si]
+                if !same(prevSession, s, e) {
+                    let key = hasQuote ? text(b, quotedRow[si]) : String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
+                    if key.isEmpty { throw input.error("empty session id", line: line, field: columns[si]) }
+                    let user = userIndex.map { String(decoding: UnsafeBufferPointer(start: base + cellStarts[$0], count: cellEnds[$0] - cellStarts[$0]), as: UTF8.self) }
+                    switchSession(key, user: user)
+                    prevSession = (s, e)
+                }
+            } else if current >= 0, builders[current].user == nil, let ui = userIndex {
+                builders[current].user = String(decoding: UnsafeBufferPointer(start: base + cellStarts[ui], count: cellEnds[ui] - cellStarts[ui]), as: UTF8.self)
+            }
+            for k in 0..<ncols {
+                let c = code[k]
+                if c >= 0 {
+                    let s = cellStarts[k], e = cellEnds[k]
+                    guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else {
+                        let cell = UnsafeBufferPointer(start: base + s, count: e - s)
+                        if s == e { throw input.error("empty value (missing values are not supported)", line: line, field: columns[k]) }
+                        if DecimalParsing.parseFloat(cell) != nil {
+                            throw input.error("\(TextInput.quote(cell)) is not a finite number", line: line, field: columns[k])
+                        }
+                        throw input.error("expected a number, found \(TextInput.quote(cell))", line: line, field: columns[k])
+                    }
+                    frame[c] = v
+                } else if c == -3 {
+                    let s = cellStarts[k], e = cellEnds[k]
+                    if !same(prevLabel, s, e) {
+                        prevLabelValue = s == e ? nil
+                            : hasQuote ? text(b, quotedRow[k]) : String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
+                        prevLabel = hasQuote ? (0, -1) : (s, e)
+                    }
+                    labels.append(prevLabelValue)
+                }
+            }
+            values.append(contentsOf: UnsafeBufferPointer(start: frame, count: nch))
+        }
+        if current >= 0 {
+            builders[current].values = values
+            builders[current].labels = labels
+        }
+        let recordings = builders.filter { !$0.labels.isEmpty }.map { bld in
+            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames),
+                      labels: bld.labels, session: bld.session, user: bld.user)
+        }
+        guard !recordings.isEmpty else { throw input.error("no data rows", line: line - 1) }
+        return recordings
+    }
+
+    // MARK: Writing
+
+    /// Writes `dataset` as a recording CSV: columns `session,label[,user],<channels>`. With
+    /// recordings, each is written in order with its per-frame labels (null = empty cell);
+    /// otherwise each example is its own session, named by its index, so reading the file back
+    /// gives the same examples in the same order.
+    /// - Complexity: O(values).
+    public static func write(_ dataset: Dataset, to path: String) throws {
+        try writeAtomically(encode(dataset), to: path)
+    }
+
+    /// The CSV text ``write(_:to:)`` writes.
+    public static func encode(_ dataset: Dataset) -> [UInt8] {
+        let withUser = dataset.recordings.isEmpty ? dataset.examples.contains { $0.user != nil }
+            : dataset.recordings.contains { $0.user != nil }
+        var out: [UInt8] = []
+        let names = ["session", "label"] + (withUser ? ["user"] : []) + dataset.channelNames
+        out.append(names.map(escape).joined(separator: ","))
+        out.append(10)
+        func row(_ session: String, _ label: String?, _ user: String?, _ frame: ArraySlice<Float>) {
+            out.append(escape(session))
+            out.append(44)
+            out.append(escape(label ?? ""))
+            if withUser { out.append(44); out.append(escape(user ?? "")) }
+            for v in frame {
+                out.append(44)
+                out.append(DecimalParsing.format(v))
+            }
+            out.append(10)
+        }
+        if dataset.recordings.isEmpty {
+            for (i, e) in dataset.examples.enumerated() {
+                for f in 0..<e.series.frameCount { row(String(i), e.label, e.user, e.series.frame(f)) }
+            }
+        } else {
+            var used = Set<String>()
+            for (i, r) in dataset.recordings.enumerated() {
+                // Rows group by session id when read back, so ids must not repeat across recordings.
+                var id = r.session ?? String(i)
+                if !used.insert(id).inserted { id += "#\(i)"; used.insert(id) }
+                for f in 0..<r.series.frameCount { row(id, r.labels[f], r.user, r.series.frame(f)) }
+            }
+        }
+        return out
+    }
+
+    static func escape(_ s: String) -> String {
+        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == ";" || $0 == "\t" })
+            || s.first == " " || s.last == " " else { return s }
+        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import GestureKit
+
+/// The flags that say how to read a dataset (CSV columns, how recordings are cut), shared by the
+/// commands that read datasets (`@OptionGroup var data: DatasetFlags`).
+struct DatasetFlags: ParsableArguments {
+    @Option(name: .customLong("label-column"), help: "CSV: the label column (default: label, activity or class).")
+    var labelColumn: String?
+
+    @Option(name: .customLong("session-column"), help: "CSV: the session column (default: session, sessionId or session_id).")
+    var sessionColumn: String?
+
+    @Option(help: ArgumentHelp("CSV: the channel columns to use, in order (default: all other numeric columns).", valueName: "a,b,c"))
+    var channels: String?
+
+    @Option(help: ArgumentHelp("CSV without a header row: the names of all columns.", valueName: "a,b,c"))
+    var columns: String?
+
+    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments.", valueName: "SIZE,HOP"))
+    var window: String?
+
+    static func list(_ s: String?) -> [String]? {
+        s.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+    }
+
+    func validate() throws {
+        if let w = window {
+            let parts = w.split(separator: ",").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
+                throw ValidationError("--window expects SIZE,HOP (two positive whole numbers), got \"\(w)\"")
+            }
+        }
+        if let c = channels, DatasetFlags.list(c)?.isEmpty != false { throw ValidationError("--channels names no columns") }
+        if let c = columns, DatasetFlags.list(c)?.isEmpty != false { throw ValidationError("--columns names no columns") }
+    }
+
+    var options: DatasetLoadOptions {
+        var o = DatasetLoadOptions(labelColumn: labelColumn, sessionColumn: sessionColumn,
+                                   channels: DatasetFlags.list(channels), columns: DatasetFlags.list(columns))
+        if let w = window {
+            let parts = w.split(separator: ",").compactMap { Int($0) }
+            o.cut = .windows(size: parts[0], hop: parts[1], labelling: .majority)
+        }
+        return o
+    }
+}
