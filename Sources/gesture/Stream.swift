@@ -58,6 +58,7 @@ struct Stream: ParsableCommand {
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
             var recognizer = current.liveRecognizer()
             var watcher = reload ? FileWatcher(path: pipeline, interval: .milliseconds(200)) : nil
+            printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(current.spec.classifier.kind), \(current.classes.count) classes, channels \(current.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
             let pending = PendingReload()
             var frames = 0, detections = 0, reloads = 0
             let started = Date()
