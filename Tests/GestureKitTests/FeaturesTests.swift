@@ -72,7 +72,7 @@ import Testing
         for n in [1, 2, 4, 8, 64] {
             let x = (0..<n).map { _ in Double(g.nextGaussian()) }
             var power = [Double](repeating: 0, count: n / 2 + 1)
-            var scratch = [Double](repeating: 0, count: n)
+            var scratch = [Double](repeating: 0, count: RealFFT.scratchCount(n))
             x.withUnsafeBufferPointer { xp in
                 scratch.withUnsafeMutableBufferPointer { s in
                     power.withUnsafeMutableBufferPointer { RealFFT.powerSpectrum(xp, count: n, scratch: s, power: $0) }
