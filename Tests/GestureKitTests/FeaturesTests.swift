@@ -150,6 +150,10 @@ import Testing
         #expect(abs(q.explainedVariance!.values[1] - 0.01) < 1e-5)
         let y = q.transform([-0.8, 0.6])
         #expect(abs(y[0]) < 1e-5 && abs(abs(y[1]) - 1) < 1e-5)
+        // Refitting with another configuration replaces the earlier fit.
+        q.components = 1
+        try q.fit(Self.axisData)
+        #expect(q.outputCount == 1)
         var r = PCA(varianceFraction: 0.999)
         try r.fit(Self.axisData)
         #expect(r.outputCount == 2)
