@@ -31,12 +31,12 @@ public enum GRTFormat {
     }
 
     static func parse(_ input: TextInput, cut: Dataset.Cut) throws -> Dataset {
-        try input.checkText(what: "a GRT file")
-        return try input.bytes.withUnsafeBufferPointer { b in
+        return try input.reading(what: "a GRT file") { try input.bytes.withUnsafeBufferPointer { b in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
                 var t = Tokens(b: b, pow10: p.baseAddress!, input: input)
                 return try parse(&t, cut: cut)
             }
+        }
         }
     }
 
@@ -143,7 +143,7 @@ public enum GRTFormat {
         }
         h.dimensions = try t.count("NumDimensions")
         guard h.dimensions > 0 else { throw t.error("must be at least 1", field: "NumDimensions") }
-        let source = t.input.name
+        let source = (t.input.name as NSString).lastPathComponent
         switch format {
         case classificationHeader: return try readClassification(&t, h, source: source)
         case timeSeriesHeader: return try readTimeSeries(&t, h, source: source)

@@ -34,11 +34,11 @@ public enum TSFormat {
     }
 
     static func parse(_ input: TextInput) throws -> Dataset {
-        try input.checkText(what: "a .ts file")
-        return try input.bytes.withUnsafeBufferPointer { b in
+        return try input.reading(what: "a .ts file") { try input.bytes.withUnsafeBufferPointer { b in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
                 try parse(b, p.baseAddress!, input)
             }
+        }
         }
     }
 
@@ -179,7 +179,7 @@ public enum TSFormat {
         guard inData else { throw input.error("no @data line", line: max(line, 1)) }
         guard !examples.isEmpty else { throw input.error("no data after @data", line: max(line, 1)) }
         return Dataset(examples: examples, classes: hasLabels == true ? declaredClasses : [],
-                       channelNames: TimeSeries.defaultNames(dataDims ?? 1), source: problemName ?? input.name)
+                       channelNames: TimeSeries.defaultNames(dataDims ?? 1), source: problemName ?? (input.name as NSString).lastPathComponent)
     }
 
     // MARK: Writing

@@ -146,8 +146,18 @@ public struct Pipeline: Sendable {
         extractors.flatMap { $0.features(of: s) }
     }
 
-    /// A fresh streaming recogniser for this pipeline.
+    /// A fresh recogniser that keeps what a whole-example pipeline needs for ``Recognizer/finish()``.
     public func recognizer() -> Recognizer { Recognizer(self) }
+
+    /// A fresh recogniser for an endless stream: flat memory; whole-example pipelines decide through
+    /// their classifier's spotter.
+    public func liveRecognizer() -> Recognizer { Recognizer(self, keepsHistory: false) }
+
+    /// Whether a whole-example pipeline can still decide live (its classifier spots gestures).
+    public var supportsSpotting: Bool {
+        if case .sequence(let c) = spec.classifier { return c is any SpottingClassifier }
+        return false
+    }
 
     /// Predicts one whole series: every frame is pushed through a fresh ``Recognizer``, then
     /// ``Recognizer/finish()`` gives the verdict (so batch and streaming agree exactly).

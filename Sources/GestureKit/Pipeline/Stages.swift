@@ -157,3 +157,30 @@ public protocol Postprocessor: Stage {
 extension Postprocessor {
     public mutating func prepare(sampleRate: Double?) throws {}
 }
+
+/// A sequence classifier that can find its classes in an unsegmented stream (subsequence matching),
+/// so a whole-example pipeline can still run live.
+public protocol SpottingClassifier: SequenceClassifier {
+    func makeSpotter() -> any Spotter
+}
+
+/// Incremental matcher over a stream of pre-processed frames.
+public protocol Spotter: Sendable {
+    mutating func reset()
+    /// Pushes one frame; returns a match once it can no longer improve.
+    mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch?
+}
+
+/// A gesture found in a stream: its class (`nil` when rejected), how well it matched, and its span.
+public struct SpotMatch: Sendable, Hashable {
+    public var prediction: Prediction
+    /// First and last frame of the match, counted from the spotter's last reset.
+    public var start: Int
+    public var end: Int
+
+    public init(prediction: Prediction, start: Int, end: Int) {
+        self.prediction = prediction
+        self.start = start
+        self.end = end
+    }
+}

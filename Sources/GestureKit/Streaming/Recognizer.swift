@@ -39,9 +39,22 @@ public struct Recognizer: Sendable {
     private var decisions = 0
     /// The post-processed outcome of the latest decision (null included), `nil` before the first.
     public private(set) var lastDecision: Prediction?
+    /// The classifier's latest decision before post-processing, `nil` before the first.
+    public private(set) var lastRawDecision: Prediction?
+    /// Whether whole-example pipelines keep every frame for ``finish()``; live streams do not.
+    public let keepsHistory: Bool
+    private var spotter: (any Spotter)?
 
-    init(_ pipeline: Pipeline) {
+    /// - Parameter keepsHistory: keep the frames of a whole-example pipeline so ``finish()`` can
+    ///   classify them (batch use). A live stream passes `false`: memory stays flat and decisions
+    ///   come from the classifier's spotter, when it has one.
+    public init(_ pipeline: Pipeline, keepsHistory: Bool = true) {
         self.pipeline = pipeline
+        self.keepsHistory = keepsHistory
+        if !keepsHistory, pipeline.spec.window == nil, case .sequence(let c) = pipeline.spec.classifier,
+           let spotting = c as? any SpottingClassifier {
+            spotter = spotting.makeSpotter()
+        }
         preprocessors = pipeline.spec.preprocessing
         postprocessors = pipeline.spec.postprocessing
         channels = pipeline.channelCount
@@ -64,6 +77,8 @@ public struct Recognizer: Sendable {
         frameCount = 0
         decisions = 0
         lastDecision = nil
+        lastRawDecision = nil
+        spotter?.reset()
         if pipeline.spec.window == nil { buffer.removeAll(keepingCapacity: true) }
         for i in votes.indices { votes[i] = 0; voteConfidence[i] = 0 }
     }
@@ -94,13 +109,24 @@ public struct Recognizer: Sendable {
         defer { swap(&stages, &preprocessors) }
         let channels = self.channels
         guard let window = pipeline.spec.window else {
+            if !keepsHistory { buffer.removeAll(keepingCapacity: true) }
             let base = buffer.count
             buffer.append(contentsOf: frame)
             buffer.withUnsafeMutableBufferPointer { b in
                 let f = UnsafeMutableBufferPointer(rebasing: b[base..<(base + channels)])
                 for i in stages.indices { stages[i].process(f) }
             }
-            return nil
+            guard spotter != nil else { return nil }
+            let match = buffer.withUnsafeBufferPointer { b in
+                spotter!.push(UnsafeBufferPointer(rebasing: b[base..<(base + channels)]))
+            }
+            guard let match else { return nil }
+            lastRawDecision = match.prediction
+            let decided = postprocess(match.prediction, frame: n)
+            lastDecision = decided
+            guard let c = decided.classIndex, c != pipeline.restIndex else { return nil }
+            return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
+                             start: match.start, end: match.end, time: time(of: n))
         }
         let p = n % window.size
         buffer.withUnsafeMutableBufferPointer { b in
@@ -114,6 +140,7 @@ public struct Recognizer: Sendable {
         let start = (p + 1) % window.size
         let raw = classify(frames: start..<(start + window.size))
         let decided = postprocess(raw, frame: n)
+        lastRawDecision = raw
         lastDecision = decided
         if let c = decided.classIndex {
             decisions += 1

@@ -138,12 +138,12 @@ public struct KNNClassifier: VectorClassifier {
             guard folds >= 2 else { throw GestureKitError("must be at least 2", field: "folds") }
             m.k = chooseK(vectors, labels: labels, classCount: classes.count, candidates: candidates)
         }
-        m.k = min(m.k, max(n - 1, 1))
+        m.k = min(m.k, n)
         // Leave-one-out: each training vector against all others.
         var perClass = [[Float]](repeating: [], count: classes.count)
         var fallback = [[Float]](repeating: [], count: classes.count)
         let rows = Array(0..<n)
-        neighbourLists(model: m, queries: vectors, excludeSelf: rows, k: m.k) { q, idx, dist in
+        neighbourLists(model: m, queries: vectors, excludeSelf: rows, k: max(min(m.k, n - 1), 1)) { q, idx, dist in
             let (winner, wd) = vote(model: m, indices: idx, distances: dist)
             let own = labels[q]
             if winner == own { perClass[own].append(wd) }
@@ -367,8 +367,20 @@ public struct KNNClassifier: VectorClassifier {
                     idx[s] = j
                 }
                 let found = idx.firstIndex(of: -1) ?? k
-                let outD = dist.prefix(found).map { metric == .euclidean ? $0.squareRoot() : $0 }
-                body(start + q, Array(idx.prefix(found)), outD)
+                var outI = Array(idx.prefix(found)), outD = Array(dist.prefix(found))
+                if metric == .euclidean {
+                    // The expansion loses digits when vectors are far from the origin: recompute the
+                    // k selected distances directly (O(k * D)) and keep them in order.
+                    for s in 0..<found {
+                        var e: Float = 0
+                        for f in 0..<d { let x = qm[q * d + f] - model.vectors[f * n + outI[s]]; e += x * x }
+                        outD[s] = e.squareRoot()
+                    }
+                    let order = outD.indices.sorted { outD[$0] < outD[$1] || (outD[$0] == outD[$1] && outI[$0] < outI[$1]) }
+                    outI = order.map { outI[$0] }
+                    outD = order.map { outD[$0] }
+                }
+                body(start + q, outI, outD)
             }
             start += b
         }
