@@ -72,7 +72,7 @@ import Testing
         for n in [1, 2, 4, 8, 64] {
             let x = (0..<n).map { _ in Double(g.nextGaussian()) }
             var power = [Double](repeating: 0, count: n / 2 + 1)
-            var scratch = [Double](repeating: 0, count: n)
+            var scratch = [Double](repeating: 0, count: RealFFT.scratchCount(n))
             x.withUnsafeBufferPointer { xp in
                 scratch.withUnsafeMutableBufferPointer { s in
                     power.withUnsafeMutableBufferPointer { RealFFT.powerSpectrum(xp, count: n, scratch: s, power: $0) }
@@ -150,6 +150,10 @@ import Testing
         #expect(abs(q.explainedVariance!.values[1] - 0.01) < 1e-5)
         let y = q.transform([-0.8, 0.6])
         #expect(abs(y[0]) < 1e-5 && abs(abs(y[1]) - 1) < 1e-5)
+        // Refitting with another configuration replaces the earlier fit.
+        q.components = 1
+        try q.fit(Self.axisData)
+        #expect(q.outputCount == 1)
         var r = PCA(varianceFraction: 0.999)
         try r.fit(Self.axisData)
         #expect(r.outputCount == 2)

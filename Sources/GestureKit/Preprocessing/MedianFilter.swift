@@ -76,7 +76,7 @@ public struct MedianFilter: Preprocessor {
                             // Find the leaving value (values are finite, so == finds it), then slide
                             // neighbours over until the new value fits.
                             var i = 0
-                            while sorted[base + i] != old { i += 1 }
+                            while i < w - 1 && sorted[base + i] != old { i += 1 }
                             while i > 0 && sorted[base + i - 1] > x {
                                 sorted[base + i] = sorted[base + i - 1]; i -= 1
                             }
