@@ -52,12 +52,13 @@ public enum CSVFormat {
     }
 
     /// Reads one CSV file as its recordings, one per session in order of first appearance.
+    /// - Complexity: O(file size).
     public static func readRecordings(_ path: String, options: DatasetLoadOptions = .init()) throws -> [Recording] {
         let input = try TextInput(path: path)
         return try parse(input, options: options, defaultSession: (input.name as NSString).deletingPathExtension, user: nil).recordings
     }
 
-    /// Parses CSV text held in memory; `name` is used in error messages.
+    /// Parses CSV text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parseRecordings(_ bytes: [UInt8], name: String,
                                        options: DatasetLoadOptions = .init()) throws -> [Recording] {
         try parse(TextInput(bytes: bytes, name: name), options: options,
@@ -402,7 +403,7 @@ public enum CSVFormat {
         try writeAtomically(encode(dataset), to: path)
     }
 
-    /// The CSV text ``write(_:to:)`` writes.
+    /// The CSV text ``write(_:to:)`` writes. - Complexity: O(values).
     public static func encode(_ dataset: Dataset) -> [UInt8] {
         let withUser = dataset.recordings.isEmpty ? dataset.examples.contains { $0.user != nil }
             : dataset.recordings.contains { $0.user != nil }

@@ -25,7 +25,7 @@ public enum GRTFormat {
         try parse(TextInput(path: path), cut: cut)
     }
 
-    /// Parses `.grt` text held in memory; `name` is used in error messages.
+    /// Parses `.grt` text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parse(_ bytes: [UInt8], name: String, cut: Dataset.Cut = .segments) throws -> Dataset {
         try parse(TextInput(bytes: bytes, name: name), cut: cut)
     }
@@ -325,6 +325,7 @@ public enum GRTFormat {
     }
 
     /// The `.grt` text ``write(_:to:)`` writes; `name` is used in error messages.
+    /// - Complexity: O(values).
     public static func encode(_ dataset: Dataset, name: String = "dataset.grt") throws -> [UInt8] {
         let examplesAreRecordings = dataset.recordings.count == dataset.examples.count && zip(dataset.recordings, dataset.examples).allSatisfy { r, e in
             r.labels.allSatisfy { $0 != nil && $0 == e.label } && r.series == e.series

@@ -28,7 +28,7 @@ public enum TSFormat {
         try parse(TextInput(path: path))
     }
 
-    /// Parses `.ts` text held in memory; `name` is used in error messages.
+    /// Parses `.ts` text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parse(_ bytes: [UInt8], name: String) throws -> Dataset {
         try parse(TextInput(bytes: bytes, name: name))
     }
@@ -191,6 +191,7 @@ public enum TSFormat {
     }
 
     /// The `.ts` text ``write(_:to:)`` writes; `name` is used in error messages.
+    /// - Complexity: O(values).
     public static func encode(_ dataset: Dataset, name: String = "dataset.ts") throws -> [UInt8] {
         guard !dataset.examples.isEmpty else { throw GestureKitError("no examples to write", file: name) }
         if dataset.examples.contains(where: { $0.label == nil }) {
