@@ -108,8 +108,10 @@ import Testing
         #expect(j["channelNames"] as? [String] == ["z", "x"])
         #expect(j["sessions"] as? Int == 2)
         let w = try infoJSON([dir + "/rec.csv", "--columns", "sid,what,x,y,z", "--label-column", "what",
-                              "--session-column", "sid", "--window", "1,1"])
+                              "--session-column", "sid", "--window", "1,1", "--sample-rate", "25"])
         #expect(w["examples"] as? Int == 3)
+        #expect(w["sampleRate"] as? Double == 25)
+        #expect(try CLI.run(["info", dir + "/rec.csv", "--sample-rate", "-1"]).status != 0)
     }
 
     // MARK: Malformed input: one line `error: FILE:LINE: ...`, exit 1, no trap.

@@ -74,6 +74,9 @@ public enum CSVFormat {
 
     static func parse(_ input: TextInput, options: DatasetLoadOptions, defaultSession: String,
                       user fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
+        if let rate = options.sampleRate, !(rate > 0 && rate.isFinite) {
+            throw GestureKitError("must be a positive number, got \(rate)", field: "sampleRate")
+        }
         return try input.reading(what: "CSV text") { try input.bytes.withUnsafeBufferPointer { buf in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { pow10 in
                 try parse(buf, pow10.baseAddress!, input, options, defaultSession, fileUser)
@@ -385,7 +388,8 @@ public enum CSVFormat {
             builders[current].labels = labels
         }
         let recordings = builders.filter { !$0.labels.isEmpty }.map { bld in
-            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames),
+            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames,
+                                         sampleRate: options.sampleRate),
                       labels: bld.labels, session: bld.session, user: bld.user)
         }
         guard !recordings.isEmpty else { throw input.error("no data rows", line: line - 1) }

@@ -15,14 +15,17 @@ public struct DatasetLoadOptions: Sendable, Hashable {
     public var columns: [String]?
     /// How continuous recordings (CSV, HAPT, GRT continuous files) become examples.
     public var cut: Dataset.Cut = .segments
+    /// CSV: samples per second (CSV files do not say); `nil` = unknown.
+    public var sampleRate: Double?
 
     public init(labelColumn: String? = nil, sessionColumn: String? = nil, channels: [String]? = nil,
-                columns: [String]? = nil, cut: Dataset.Cut = .segments) {
+                columns: [String]? = nil, cut: Dataset.Cut = .segments, sampleRate: Double? = nil) {
         self.labelColumn = labelColumn
         self.sessionColumn = sessionColumn
         self.channels = channels
         self.columns = columns
         self.cut = cut
+        self.sampleRate = sampleRate
     }
 }
 
