@@ -16,7 +16,7 @@ struct DatasetFlags: ParsableArguments {
     @Option(help: ArgumentHelp("CSV without a header row: the names of all columns.", valueName: "a,b,c"))
     var columns: String?
 
-    @Option(name: .customLong("sample-rate"), help: "CSV: samples per second (CSV files do not say).")
+    @Option(name: .customLong("sample-rate"), help: "Samples per second, for formats that do not record it (.csv, .ts, .grt).")
     var sampleRate: Double?
 
     @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments.", valueName: "SIZE,HOP"))

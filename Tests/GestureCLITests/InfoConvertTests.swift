@@ -93,6 +93,8 @@ import Testing
         let j = try infoJSON([dir + "/bm.csv"])
         #expect(j["examples"] as? Int == 40)
         #expect(j["classes"] as? [String: Int] == ["Standing": 10, "Running": 10, "Walking": 10, "Badminton": 10])
+        // BasicMotions is 10 Hz (README); .ts files do not say so, the flag does.
+        #expect(try infoJSON([ts, "--sample-rate", "10"])["sampleRate"] as? Double == 10)
         let bad = try CLI.run(["convert", ts, dir + "/bm.xlsx"])
         #expect(bad.status == 1 && bad.stderr.hasPrefix("error: "))
     }
