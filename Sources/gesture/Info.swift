@@ -8,7 +8,7 @@ import GestureKit
 /// get their own branch in `run()` and their own function beside it.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe a dataset (.csv, folder of .csv, .grt, .ts, HAPT RawData folder).")
+        abstract: "Describe a dataset (.csv, folder of .csv, .grt, .ts, HAPT RawData folder) or a trained pipeline (.gesture).")
 
     @Argument(help: "The file or folder to describe.")
     var path: String
@@ -20,8 +20,7 @@ struct Info: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            // A pipeline-file branch (`path.hasSuffix(".gesture")`) goes here.
-            try datasetInfo()
+            if path.hasSuffix(".gesture") { try pipelineInfo() } else { try datasetInfo() }
         }
     }
 
