@@ -268,6 +268,7 @@ public enum CSVFormat {
             }
         }
         if sessionIndex == nil { switchSession(defaultSession, user: nil) }
+        var userTaken = false
 
         let base = b.baseAddress!
         let cellStarts = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
@@ -365,8 +366,10 @@ public enum CSVFormat {
                     switchSession(key, user: user)
                     prevSession = (s, e)
                 }
-            } else if current >= 0, builders[current].user == nil, let ui = userIndex {
+            } else if let ui = userIndex, !userTaken {
+                // Without sessions the file is one recording: its user is the first row's.
                 builders[current].user = String(decoding: UnsafeBufferPointer(start: base + cellStarts[ui], count: cellEnds[ui] - cellStarts[ui]), as: UTF8.self)
+                userTaken = true
             }
             for k in 0..<ncols {
                 let c = codes[k]
