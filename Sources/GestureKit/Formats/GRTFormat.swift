@@ -96,6 +96,8 @@ public enum GRTFormat {
             guard let v = DecimalParsing.parseUInt(b.baseAddress! + r.lowerBound, r.count) else {
                 throw error("expected a whole number, found \(TextInput.quote(b[r]))", field: field)
             }
+            // No count can exceed the bytes of the file; checking keeps reservations sane.
+            guard v <= b.count else { throw error("\(v) is more than a \(b.count)-byte file can hold", field: field) }
             return v
         }
 
@@ -235,6 +237,9 @@ public enum GRTFormat {
             seen[id, default: 0] += 1
             try t.expect("TimeSeriesLength:")
             let length = try t.count("TimeSeriesLength")
+            guard length <= t.b.count / h.dimensions else {
+                throw t.error("\(length) frames of \(h.dimensions) values are more than the file holds", field: "TimeSeriesLength")
+            }
             try t.expect("TimeSeriesData:")
             var values: [Float] = []
             values.reserveCapacity(length * h.dimensions)
@@ -251,6 +256,9 @@ public enum GRTFormat {
     static func readContinuous(_ t: inout Tokens, _ h: Header, cut: Dataset.Cut, source: String) throws -> Dataset {
         try t.expect("TotalNumSamples:")
         let n = try t.count("TotalNumSamples")
+        guard n <= t.b.count / h.dimensions else {
+            throw t.error("\(n) samples of \(h.dimensions) values are more than the file holds", field: "TotalNumSamples")
+        }
         try t.expect("NumberOfClasses:")
         let k = try t.count("NumberOfClasses")
         try t.expect("ClassIDsAndCounters:")

@@ -148,7 +148,7 @@ public enum TSFormat {
             var length: Int? = nil
             for (k, (fs, fe)) in fields.enumerated() {
                 var values: [Float] = []
-                values.reserveCapacity(seriesLength ?? 64)
+                values.reserveCapacity(min(seriesLength ?? 64, fe - fs + 1))
                 var cs = fs
                 for i in fs...fe where i == fe || base[i] == UInt8(ascii: ",") {
                     var a = cs, z = i
