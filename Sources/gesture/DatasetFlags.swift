@@ -19,7 +19,7 @@ struct DatasetFlags: ParsableArguments {
     @Option(name: .customLong("sample-rate"), help: "Samples per second, for formats that do not record it (.csv, .ts, .grt).")
     var sampleRate: Double?
 
-    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments.", valueName: "SIZE,HOP"))
+    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments (convert then writes the windows as examples).", valueName: "SIZE,HOP"))
     var window: String?
 
     static func list(_ s: String?) -> [String]? {

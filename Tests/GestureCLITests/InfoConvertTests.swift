@@ -113,6 +113,12 @@ import Testing
                               "--session-column", "sid", "--window", "1,1", "--sample-rate", "25"])
         #expect(w["examples"] as? Int == 3)
         #expect(w["sampleRate"] as? Double == 25)
+        // convert --window writes the windows as examples (each its own session in CSV).
+        #expect(try CLI.run(["convert", dir + "/rec.csv", dir + "/win.grt", "--columns", "sid,what,x,y,z", "--label-column", "what",
+                             "--session-column", "sid", "--window", "1,1"]).status == 0)
+        let g = try infoJSON([dir + "/win.grt"])
+        #expect(g["examples"] as? Int == 3)
+        #expect(g["classes"] as? [String: Int] == ["wave": 2, "tap": 1])
         #expect(try CLI.run(["info", dir + "/rec.csv", "--sample-rate", "-1"]).status != 0)
     }
 
