@@ -17,7 +17,9 @@ struct Convert: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            let dataset = try Dataset.load(input, options: data.options)
+            var dataset = try Dataset.load(input, options: data.options)
+            // With --window the windows are what the user wants written, not the recordings.
+            if data.window != nil { dataset.recordings = [] }
             try dataset.write(to: output)
             let what = dataset.recordings.isEmpty ? "\(dataset.examples.count) examples"
                 : "\(dataset.recordings.count) recordings (\(dataset.examples.count) examples)"

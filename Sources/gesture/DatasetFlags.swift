@@ -16,7 +16,10 @@ struct DatasetFlags: ParsableArguments {
     @Option(help: ArgumentHelp("CSV without a header row: the names of all columns.", valueName: "a,b,c"))
     var columns: String?
 
-    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments.", valueName: "SIZE,HOP"))
+    @Option(name: .customLong("sample-rate"), help: "Samples per second, for formats that do not record it (.csv, .ts, .grt).")
+    var sampleRate: Double?
+
+    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments (convert then writes the windows as examples).", valueName: "SIZE,HOP"))
     var window: String?
 
     static func list(_ s: String?) -> [String]? {
@@ -30,13 +33,15 @@ struct DatasetFlags: ParsableArguments {
                 throw ValidationError("--window expects SIZE,HOP (two positive whole numbers), got \"\(w)\"")
             }
         }
+        if let r = sampleRate, !(r > 0 && r.isFinite) { throw ValidationError("--sample-rate must be a positive number") }
         if let c = channels, DatasetFlags.list(c)?.isEmpty != false { throw ValidationError("--channels names no columns") }
         if let c = columns, DatasetFlags.list(c)?.isEmpty != false { throw ValidationError("--columns names no columns") }
     }
 
     var options: DatasetLoadOptions {
         var o = DatasetLoadOptions(labelColumn: labelColumn, sessionColumn: sessionColumn,
-                                   channels: DatasetFlags.list(channels), columns: DatasetFlags.list(columns))
+                                   channels: DatasetFlags.list(channels), columns: DatasetFlags.list(columns),
+                                   sampleRate: sampleRate)
         if let w = window {
             let parts = w.split(separator: ",").compactMap { Int($0) }
             o.cut = .windows(size: parts[0], hop: parts[1], labelling: .majority)

@@ -93,6 +93,8 @@ import Testing
         let j = try infoJSON([dir + "/bm.csv"])
         #expect(j["examples"] as? Int == 40)
         #expect(j["classes"] as? [String: Int] == ["Standing": 10, "Running": 10, "Walking": 10, "Badminton": 10])
+        // BasicMotions is 10 Hz (README); .ts files do not say so, the flag does.
+        #expect(try infoJSON([ts, "--sample-rate", "10"])["sampleRate"] as? Double == 10)
         let bad = try CLI.run(["convert", ts, dir + "/bm.xlsx"])
         #expect(bad.status == 1 && bad.stderr.hasPrefix("error: "))
     }
@@ -108,8 +110,16 @@ import Testing
         #expect(j["channelNames"] as? [String] == ["z", "x"])
         #expect(j["sessions"] as? Int == 2)
         let w = try infoJSON([dir + "/rec.csv", "--columns", "sid,what,x,y,z", "--label-column", "what",
-                              "--session-column", "sid", "--window", "1,1"])
+                              "--session-column", "sid", "--window", "1,1", "--sample-rate", "25"])
         #expect(w["examples"] as? Int == 3)
+        #expect(w["sampleRate"] as? Double == 25)
+        // convert --window writes the windows as examples (each its own session in CSV).
+        #expect(try CLI.run(["convert", dir + "/rec.csv", dir + "/win.grt", "--columns", "sid,what,x,y,z", "--label-column", "what",
+                             "--session-column", "sid", "--window", "1,1"]).status == 0)
+        let g = try infoJSON([dir + "/win.grt"])
+        #expect(g["examples"] as? Int == 3)
+        #expect(g["classes"] as? [String: Int] == ["wave": 2, "tap": 1])
+        #expect(try CLI.run(["info", dir + "/rec.csv", "--sample-rate", "-1"]).status != 0)
     }
 
     // MARK: Malformed input: one line `error: FILE:LINE: ...`, exit 1, no trap.

@@ -74,6 +74,9 @@ import Testing
         #expect(rs[0].user == "anna" && rs[1].user == "bob")
         #expect(rs[0].series.values == [1.5] && rs[1].series.values == [2])
         #expect(rs[0].series.channelNames == ["x"])
+        // Without a session column the file is one recording whose user is the first row's.
+        let single = try parse("label,user,x\nw,anna,1\nw,bob,2\n")
+        #expect(single.count == 1 && single[0].user == "anna" && single[0].session == "t")
     }
 
     @Test func folderUsersFromFileNames() throws {

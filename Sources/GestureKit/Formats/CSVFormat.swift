@@ -52,12 +52,13 @@ public enum CSVFormat {
     }
 
     /// Reads one CSV file as its recordings, one per session in order of first appearance.
+    /// - Complexity: O(file size).
     public static func readRecordings(_ path: String, options: DatasetLoadOptions = .init()) throws -> [Recording] {
         let input = try TextInput(path: path)
         return try parse(input, options: options, defaultSession: (input.name as NSString).deletingPathExtension, user: nil).recordings
     }
 
-    /// Parses CSV text held in memory; `name` is used in error messages.
+    /// Parses CSV text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parseRecordings(_ bytes: [UInt8], name: String,
                                        options: DatasetLoadOptions = .init()) throws -> [Recording] {
         try parse(TextInput(bytes: bytes, name: name), options: options,
@@ -73,6 +74,9 @@ public enum CSVFormat {
 
     static func parse(_ input: TextInput, options: DatasetLoadOptions, defaultSession: String,
                       user fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
+        if let rate = options.sampleRate, !(rate > 0 && rate.isFinite) {
+            throw GestureKitError("must be a positive number, got \(rate)", field: "sampleRate")
+        }
         return try input.reading(what: "CSV text") { try input.bytes.withUnsafeBufferPointer { buf in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { pow10 in
                 try parse(buf, pow10.baseAddress!, input, options, defaultSession, fileUser)
@@ -264,6 +268,7 @@ public enum CSVFormat {
             }
         }
         if sessionIndex == nil { switchSession(defaultSession, user: nil) }
+        var userTaken = false
 
         let base = b.baseAddress!
         let cellStarts = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
@@ -361,8 +366,10 @@ public enum CSVFormat {
                     switchSession(key, user: user)
                     prevSession = (s, e)
                 }
-            } else if current >= 0, builders[current].user == nil, let ui = userIndex {
+            } else if let ui = userIndex, !userTaken {
+                // Without sessions the file is one recording: its user is the first row's.
                 builders[current].user = String(decoding: UnsafeBufferPointer(start: base + cellStarts[ui], count: cellEnds[ui] - cellStarts[ui]), as: UTF8.self)
+                userTaken = true
             }
             for k in 0..<ncols {
                 let c = codes[k]
@@ -384,7 +391,8 @@ public enum CSVFormat {
             builders[current].labels = labels
         }
         let recordings = builders.filter { !$0.labels.isEmpty }.map { bld in
-            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames),
+            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames,
+                                         sampleRate: options.sampleRate),
                       labels: bld.labels, session: bld.session, user: bld.user)
         }
         guard !recordings.isEmpty else { throw input.error("no data rows", line: line - 1) }
@@ -402,7 +410,7 @@ public enum CSVFormat {
         try writeAtomically(encode(dataset), to: path)
     }
 
-    /// The CSV text ``write(_:to:)`` writes.
+    /// The CSV text ``write(_:to:)`` writes. - Complexity: O(values).
     public static func encode(_ dataset: Dataset) -> [UInt8] {
         let withUser = dataset.recordings.isEmpty ? dataset.examples.contains { $0.user != nil }
             : dataset.recordings.contains { $0.user != nil }
