@@ -106,6 +106,18 @@ import Testing
         #expect(throws: GestureKitError.self) { try bad.validate() }
     }
 
+    /// The same spec through the pipeline's stage decoding (which handles `kind` and rejects keys a
+    /// stage does not know).
+    @Test func specDecodesThroughPipeline() throws {
+        let json = #"{"classifier": {"kind":"dtw","variant":"independent","band":0.1,"nullRejection":2,"zNormalize":true,"resample":null}}"#
+        let spec = try JSONDecoder().decode(PipelineSpec.self, from: Data(json.utf8))
+        #expect(spec.classifier.kind == "dtw")
+        let typo = #"{"classifier": {"kind":"dtw","bandd":0.1}}"#
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(PipelineSpec.self, from: Data(typo.utf8)) }
+        let knn = #"{"classifier": {"kind":"knn","k":"auto","metric":"manhattan","distanceWeighting":true}}"#
+        #expect(try JSONDecoder().decode(PipelineSpec.self, from: Data(knn.utf8)).classifier.kind == "knn")
+    }
+
     @Test(arguments: [nil, 2] as [Int?])
     func saveLoadGivesBitIdenticalPredictions(medoids: Int?) throws {
         let (train, labels) = Self.synthetic(count: 45, seed: 3)

@@ -59,16 +59,23 @@ extension DTWClassifier {
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(variant, forKey: .variant)
+        // Every configuration key is written, `null` when off, so a saved file lists them all.
         switch band {
-        case .full: break
-        case .fraction(let f): try c.encode(f, forKey: .band)
-        case .samples(let s): try c.encode(s, forKey: .bandSamples)
+        case .full:
+            try c.encodeNil(forKey: .band)
+            try c.encodeNil(forKey: .bandSamples)
+        case .fraction(let f):
+            try c.encode(f, forKey: .band)
+            try c.encodeNil(forKey: .bandSamples)
+        case .samples(let s):
+            try c.encodeNil(forKey: .band)
+            try c.encode(s, forKey: .bandSamples)
         }
-        try c.encodeIfPresent(trim, forKey: .trim)
-        try c.encodeIfPresent(resample, forKey: .resample)
+        try c.encode(trim, forKey: .trim)
+        try c.encode(resample, forKey: .resample)
         try c.encode(zNormalize, forKey: .zNormalize)
-        try c.encodeIfPresent(medoids, forKey: .medoids)
-        try c.encodeIfPresent(nullRejection, forKey: .nullRejection)
+        try c.encode(medoids, forKey: .medoids)
+        try c.encode(nullRejection, forKey: .nullRejection)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)

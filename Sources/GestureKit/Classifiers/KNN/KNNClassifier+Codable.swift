@@ -67,7 +67,7 @@ extension KNNClassifier {
         }
         try c.encode(metric, forKey: .metric)
         try c.encode(distanceWeighting, forKey: .distanceWeighting)
-        try c.encodeIfPresent(nullRejection, forKey: .nullRejection)
+        try c.encode(nullRejection, forKey: .nullRejection)  // null when off
         try c.encode(folds, forKey: .folds)
         try c.encode(seed, forKey: .seed)
         if let model {
