@@ -169,7 +169,7 @@ public struct Pipeline: Sendable {
 
     /// Whether a whole-example pipeline can still decide live (its classifier spots gestures).
     public var supportsSpotting: Bool {
-        if case .sequence(let c) = spec.classifier { return c is any SpottingClassifier }
+        if case .sequence(let c) = spec.classifier, let s = c as? any SpottingClassifier { return s.makeSpotter() != nil }
         return false
     }
 
