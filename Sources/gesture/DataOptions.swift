@@ -1,19 +1,9 @@
 import ArgumentParser
 import GestureKit
 
-/// How to read recordings: the CSV column choices and which classes to keep.
+/// How to read recordings (the file flags) and which classes, users and null frames to keep.
 struct DataOptions: ParsableArguments {
-    @Option(help: "CSV: the label column (default: label, activity or class).")
-    var labelColumn: String?
-
-    @Option(help: "CSV: the session column (default: session, sessionId or session_id).")
-    var sessionColumn: String?
-
-    @Option(help: "CSV: comma-separated channel columns to use, in this order.")
-    var channels: String?
-
-    @Option(help: "CSV without a header: comma-separated names of all columns.")
-    var columns: String?
+    @OptionGroup var read: DatasetFlags
 
     @Option(help: "Keep only these comma-separated classes (others become unlabelled).")
     var only: String?
@@ -27,28 +17,10 @@ struct DataOptions: ParsableArguments {
     @Option(help: "Drop the recordings of these comma-separated users.")
     var exceptUsers: String?
 
-    @Option(help: "Samples per second, for formats that do not record it (.ts, .grt).")
-    var sampleRate: Double?
-
-    var loadOptions: DatasetLoadOptions {
-        var o = DatasetLoadOptions()
-        o.labelColumn = labelColumn
-        o.sessionColumn = sessionColumn
-        o.channels = channels.map(splitList)
-        o.columns = columns.map(splitList)
-        return o
-    }
-
     /// Loads `path`; continuous recordings are cut into `window`s when one is given, else into
     /// labelled segments.
     func load(_ path: String, window: PipelineSpec.Window? = nil) throws -> Dataset {
-        var data = try Dataset.load(path, options: loadOptions)
-        if let sampleRate {
-            guard sampleRate > 0 else { throw GestureKitError("--sample-rate must be positive", field: "sample-rate") }
-            data.sampleRate = sampleRate
-            for i in data.examples.indices { data.examples[i].series.sampleRate = sampleRate }
-            for i in data.recordings.indices { data.recordings[i].series.sampleRate = sampleRate }
-        }
+        var data = try Dataset.load(path, options: read.options)
         if users != nil || exceptUsers != nil {
             let known = Set(data.users + data.recordings.compactMap(\.user))
             let keep = users.map { Set(splitList($0)) }, drop = Set(exceptUsers.map(splitList) ?? [])
