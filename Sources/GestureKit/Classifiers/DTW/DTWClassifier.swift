@@ -171,7 +171,7 @@ public struct DTWClassifier: SequenceClassifier {
     private func pairwise(_ model: Model, _ members: [Int]) -> [Float] {
         let k = members.count
         var d = [Float](repeating: 0, count: k * k)
-        var rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+        var rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
         model.templates.withUnsafeBufferPointer { t in
             rows.withUnsafeMutableBufferPointer { r in
                 let base = t.baseAddress!, s = r.baseAddress!
@@ -286,7 +286,7 @@ public struct DTWClassifier: SequenceClassifier {
         var order: [Int]
 
         init(model: Model) {
-            rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+            rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
             bounds = [Float](repeating: 0, count: model.lengths.count)
             order = Array(model.lengths.indices)
         }
