@@ -8,7 +8,7 @@ import GestureKit
 /// get their own branch in `run()` and their own function beside it.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe a dataset (.csv, folder of .csv, .grt, .ts, HAPT RawData folder).")
+        abstract: "Describe a dataset (.csv, folder of .csv, .grt, .ts, HAPT RawData folder) or a trained pipeline (.gesture).")
 
     @Argument(help: "The file or folder to describe.")
     var path: String
@@ -17,18 +17,18 @@ struct Info: ParsableCommand {
     var json = false
 
     @OptionGroup var data: DatasetFlags
+    @OptionGroup var cut: WindowCutFlag
 
     func run() throws {
         try reportingErrors {
-            // A pipeline-file branch (`path.hasSuffix(".gesture")`) goes here.
-            try datasetInfo()
+            if path.hasSuffix(".gesture") { try pipelineInfo() } else { try datasetInfo() }
         }
     }
 
     /// Loads the dataset and prints its ``DatasetSummary``.
     func datasetInfo() throws {
         let format = try DatasetFormat.of(path)
-        let dataset = try Dataset.load(path, options: data.options)
+        let dataset = try Dataset.load(path, options: cut.options(data))
         let summary = DatasetSummary(dataset, format: format)
         if json {
             try printJSON(summary)

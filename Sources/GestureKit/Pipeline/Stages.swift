@@ -112,10 +112,19 @@ public protocol SequenceClassifier: Stage {
     /// - Parameters:
     ///   - labels: class index of each example, into `classes`.
     mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
+    /// Training that knows which session or user each example came from, so a classifier that
+    /// holds out validation data can hold out whole groups. Default: ignores the groups.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws
     func predict(_ series: TimeSeries) -> Prediction
     var classCount: Int { get }
     /// What `gesture info` prints about the trained model (one short line per entry).
     var summary: [String: String] { get }
+}
+
+extension SequenceClassifier {
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
+        try train(examples, labels: labels, classes: classes)
+    }
 }
 
 /// A classifier of feature vectors (kNN, minimum distance).
@@ -136,7 +145,44 @@ extension VectorClassifier {
 /// thresholds). Counts time in frames so a replayed file always gives the same result.
 public protocol Postprocessor: Stage {
     mutating func reset()
+    /// Called once before use (after training, and after loading) with the stream's sample rate, so
+    /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
+    /// none is known. Default: nothing to prepare.
+    mutating func prepare(sampleRate: Double?) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
+}
+
+extension Postprocessor {
+    public mutating func prepare(sampleRate: Double?) throws {}
+}
+
+/// A sequence classifier that can find its classes in an unsegmented stream (subsequence matching),
+/// so a whole-example pipeline can still run live.
+public protocol SpottingClassifier: SequenceClassifier {
+    /// A spotter over the trained model, or `nil` when this configuration cannot spot (for example
+    /// templates resampled away from the stream's time scale).
+    func makeSpotter() -> (any Spotter)?
+}
+
+/// Incremental matcher over a stream of pre-processed frames.
+public protocol Spotter: Sendable {
+    mutating func reset()
+    /// Pushes one frame; returns a match once it can no longer improve.
+    mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch?
+}
+
+/// A gesture found in a stream: its class (`nil` when rejected), how well it matched, and its span.
+public struct SpotMatch: Sendable, Hashable {
+    public var prediction: Prediction
+    /// First and last frame of the match, counted from the spotter's last reset.
+    public var start: Int
+    public var end: Int
+
+    public init(prediction: Prediction, start: Int, end: Int) {
+        self.prediction = prediction
+        self.start = start
+        self.end = end
+    }
 }

@@ -1,0 +1,378 @@
+/// Classifies whole series by dynamic time warping against stored templates (kind `dtw`).
+///
+/// Training prepares every example (optional still-trimming, resampling, z-normalisation) and keeps
+/// either all of them (1-nearest-neighbour) or `medoids` representatives per class (a compact model).
+/// Prediction prepares the input the same way and finds the nearest template of every class, pruned
+/// by LB_Kim and LB_Keogh (envelopes precomputed at training) and early abandoning, so most templates
+/// never need a full DTW. With `nullRejection` set, a best match farther than its class's threshold
+/// (mean + k * std of leave-one-out same-class distances seen in training) is reported as null.
+///
+/// ```swift
+/// var dtw = DTWClassifier(variant: .independent, band: .fraction(0.1), nullRejection: 2)
+/// try dtw.train(series, labels: labels, classes: ["G", "R", "T"])
+/// let p = dtw.predict(query)   // p.classIndex == nil when rejected
+/// ```
+public struct DTWClassifier: SequenceClassifier {
+    public static let kind = "dtw"
+
+    // MARK: configuration
+    public var variant: DTWVariant
+    public var band: DTWBand
+    /// Still-trim threshold (fraction of the peak frame-to-frame motion); `nil` = off.
+    public var trim: Float?
+    /// Length every series is resampled to; `nil` = keep lengths.
+    public var resample: Int?
+    public var zNormalize: Bool
+    /// Templates per class kept after training (k-medoids); `nil` keeps every training example.
+    public var medoids: Int?
+    /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
+    /// training without retraining.
+    public var nullRejection: Float? {
+        didSet { model?.rejection.k = nullRejection }
+    }
+
+    // MARK: learned state
+    /// Templates and thresholds; `nil` until trained.
+    public internal(set) var model: Model?
+
+    /// What training learns.
+    public struct Model: Sendable, Hashable {
+        public var classes: [String]
+        public var channels: Int
+        /// Prepared templates, channel-major, concatenated.
+        public var templates: [Float]
+        public var lengths: [Int]
+        public var labels: [Int]
+        public var rejection: NullRejection
+        // Derived at training and after decoding; not stored.
+        var offsets: [Int] = []
+        var upper: [Float] = []
+        var lower: [Float] = []
+        var maxLength: Int = 0
+    }
+
+    public init(variant: DTWVariant = .dependent, band: DTWBand = .full, trim: Float? = nil,
+                resample: Int? = nil, zNormalize: Bool = false, medoids: Int? = nil, nullRejection: Float? = nil) {
+        self.variant = variant
+        self.band = band
+        self.trim = trim
+        self.resample = resample
+        self.zNormalize = zNormalize
+        self.medoids = medoids
+        self.nullRejection = nullRejection
+    }
+
+    public var preparation: SeriesPreparation {
+        SeriesPreparation(trim: trim, resample: resample, zNormalize: zNormalize)
+    }
+
+    public var classCount: Int { model?.classes.count ?? 0 }
+
+    public var summary: [String: String] {
+        var s: [String: String] = [
+            "variant": variant.rawValue,
+            "band": { switch band { case .full: "full"; case .fraction(let f): "\(f) of length"; case .samples(let n): "\(n) samples" } }(),
+            "preparation": "trim \(trim.map { "\($0)" } ?? "off"), resample \(resample.map { "\($0)" } ?? "off"), z-normalise \(zNormalize)",
+            "model": medoids.map { "\($0) medoid(s) per class" } ?? "1-NN over all training examples",
+        ]
+        if let model {
+            s["templates"] = "\(model.lengths.count) (\(model.channels) channels)"
+            let t = model.rejection.thresholds
+            s["nullRejection"] = nullRejection.map { k in
+                "k = \(k); thresholds " + zip(model.classes, t).map { "\($0) \($1)" }.joined(separator: ", ")
+            } ?? "off"
+        } else {
+            s["nullRejection"] = nullRejection.map { "k = \($0) (not trained)" } ?? "off"
+        }
+        return s
+    }
+
+    // MARK: training
+
+    /// Prepares the examples, picks templates and learns rejection thresholds.
+    /// - Complexity: 1-NN: O(N * p * n * w * channels) with `p` the templates a pruned leave-one-out
+    ///   search still has to align (usually a few); medoids: O(sum over classes of N_c^2 * n * w * channels).
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws {
+        guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
+        guard examples.count == labels.count else {
+            throw GestureKitError("\(examples.count) examples but \(labels.count) labels", field: "labels")
+        }
+        let channels = examples[0].channelCount
+        for (i, e) in examples.enumerated() {
+            guard e.channelCount == channels else {
+                throw GestureKitError("example \(i) has \(e.channelCount) channels, expected \(channels)", field: "examples")
+            }
+            guard e.frameCount > 0 else { throw GestureKitError("example \(i) is empty", field: "examples") }
+            guard e.isFinite else { throw GestureKitError("example \(i) has non-finite values", field: "examples") }
+            guard classes.indices.contains(labels[i]) else {
+                throw GestureKitError("label \(labels[i]) of example \(i) is not a class index", field: "labels")
+            }
+        }
+        if let medoids, medoids < 1 { throw GestureKitError("must be at least 1", field: "medoids") }
+        if let resample, resample < 2 { throw GestureKitError("must be at least 2", field: "resample") }
+        if case .fraction(let f) = band, !(f >= 0 && f <= 1) { throw GestureKitError("must be in [0, 1]", field: "band") }
+        if case .samples(let s) = band, s < 0 { throw GestureKitError("must be non-negative", field: "bandSamples") }
+
+        let prep = preparation
+        let prepared = examples.map { prep.prepare($0) }
+        var all = Model(classes: classes, channels: channels, templates: prepared.flatMap(\.values),
+                        lengths: prepared.map(\.frames), labels: labels,
+                        rejection: NullRejection(k: nullRejection, classCount: classes.count))
+        all.rebuildDerived(band: band)
+
+        var perClass = [[Float]](repeating: [], count: classes.count)
+        if let k = medoids {
+            var keep: [Int] = []
+            for c in classes.indices {
+                let members = labels.indices.filter { labels[$0] == c }
+                guard !members.isEmpty else { continue }
+                let d = pairwise(all, members)
+                let chosen = DTWClassifier.kMedoids(d, count: members.count, k: min(k, members.count))
+                keep += chosen.map { members[$0] }
+                // Rejection statistics: each non-medoid member's distance to its nearest medoid.
+                let chosenSet = Set(chosen)
+                for i in 0..<members.count where !chosenSet.contains(i) {
+                    perClass[c].append(chosen.map { d[i * members.count + $0] }.min()!)
+                }
+            }
+            keep.sort()
+            var m = Model(classes: classes, channels: channels,
+                          templates: keep.flatMap { prepared[$0].values }, lengths: keep.map { prepared[$0].frames },
+                          labels: keep.map { labels[$0] },
+                          rejection: NullRejection(k: nullRejection, classCount: classes.count))
+            m.rebuildDerived(band: band)
+            m.rejection.fit(distances: DTWClassifier.filled(perClass))
+            model = m
+        } else {
+            // Leave-one-out nearest same-class distance of every example.
+            var searcher = Searcher(model: all)
+            for t in all.labels.indices {
+                let c = all.labels[t]
+                let d = all.templates.withUnsafeBufferPointer { p in
+                    searcher.nearest(model: all, variant: variant, band: band,
+                                     query: p.baseAddress! + all.offsets[t], n: all.lengths[t],
+                                     excluding: t, onlyClass: c)[c]
+                }
+                if d.isFinite { perClass[c].append(d) }
+            }
+            all.rejection.fit(distances: DTWClassifier.filled(perClass))
+            model = all
+        }
+    }
+
+    /// A class with a single example has no leave-one-out distance: it borrows the pooled distances
+    /// of the other classes so that its threshold stays finite and comparable.
+    static func filled(_ perClass: [[Float]]) -> [[Float]] {
+        let pooled = perClass.flatMap { $0 }
+        return perClass.map { $0.isEmpty ? (pooled.isEmpty ? [Float.greatestFiniteMagnitude] : pooled) : $0 }
+    }
+
+    /// Full within-class distance matrix (row-major `members.count` squared).
+    private func pairwise(_ model: Model, _ members: [Int]) -> [Float] {
+        let k = members.count
+        var d = [Float](repeating: 0, count: k * k)
+        var rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+        model.templates.withUnsafeBufferPointer { t in
+            rows.withUnsafeMutableBufferPointer { r in
+                let base = t.baseAddress!, s = r.baseAddress!
+                for x in 0..<k {
+                    for y in (x + 1)..<max(k, x + 1) {
+                        let a = members[x], b = members[y]
+                        let v = DTWClassifier.align(variant, band, base + model.offsets[a], model.lengths[a],
+                                                    base + model.offsets[b], model.lengths[b], model.channels,
+                                                    .infinity, s, model.maxLength)
+                        d[x * k + y] = v
+                        d[y * k + x] = v
+                    }
+                }
+            }
+        }
+        return d
+    }
+
+    /// k-medoids on a distance matrix: greedy BUILD, then Voronoi iteration until nothing changes.
+    /// Deterministic (ties go to the lower index).
+    static func kMedoids(_ d: [Float], count n: Int, k: Int) -> [Int] {
+        var chosen: [Int] = []
+        var nearest = [Float](repeating: .infinity, count: n)
+        for _ in 0..<k {
+            var best = -1, bestCost = Float.infinity
+            for cand in 0..<n where !chosen.contains(cand) {
+                var cost: Float = 0
+                for i in 0..<n { cost += min(nearest[i], d[i * n + cand]) }
+                if cost < bestCost { bestCost = cost; best = cand }
+            }
+            chosen.append(best)
+            for i in 0..<n { nearest[i] = min(nearest[i], d[i * n + best]) }
+        }
+        for _ in 0..<20 {
+            var clusters = [[Int]](repeating: [], count: k)
+            for i in 0..<n {
+                let j = chosen.indices.min { d[i * n + chosen[$0]] < d[i * n + chosen[$1]] }!
+                clusters[j].append(i)
+            }
+            var changed = false
+            for j in 0..<k where !clusters[j].isEmpty {
+                let m = clusters[j].min { a, b in
+                    clusters[j].reduce(0) { $0 + d[a * n + $1] } < clusters[j].reduce(0) { $0 + d[b * n + $1] }
+                }!
+                if m != chosen[j] { chosen[j] = m; changed = true }
+            }
+            if !changed { break }
+        }
+        return chosen.sorted()
+    }
+
+    // MARK: prediction
+
+    /// The nearest template's class, or null when rejected.
+    ///
+    /// `scores` are normalised inverse distances to the nearest template of each class (summing to 1);
+    /// `distance` is the DTW distance to the nearest template.
+    /// - Complexity: O(T * n * channels) for the lower bounds plus O(p * n * w * channels) for the `p`
+    ///   templates that survive pruning (at most T, the number of templates).
+    public func predict(_ series: TimeSeries) -> Prediction {
+        guard let model else { return .null(classCount: 0) }
+        precondition(series.channelCount == model.channels,
+                     "DTWClassifier: \(series.channelCount) channels, trained on \(model.channels)")
+        let (q, n) = preparation.prepare(series)
+        var searcher = Searcher(model: model)
+        let best = q.withUnsafeBufferPointer {
+            searcher.nearest(model: model, variant: variant, band: band, query: $0.baseAddress!, n: n,
+                             excluding: nil, onlyClass: nil)
+        }
+        return DTWClassifier.prediction(perClass: best, rejection: model.rejection)
+    }
+
+    static func prediction(perClass best: [Float], rejection: NullRejection) -> Prediction {
+        var scores = [Float](repeating: 0, count: best.count)
+        guard let top = best.indices.min(by: { best[$0] < best[$1] }), best[top].isFinite else {
+            return Prediction(classIndex: nil, confidence: 0, scores: scores, distance: nil)
+        }
+        if best[top] <= 0 {
+            for c in best.indices where best[c] <= 0 { scores[c] = 1 }
+        } else {
+            for c in best.indices where best[c].isFinite { scores[c] = 1 / best[c] }
+        }
+        let total = scores.reduce(0, +)
+        for c in scores.indices { scores[c] /= total }
+        let rejected = rejection.rejects(classIndex: top, distance: best[top])
+        return Prediction(classIndex: rejected ? nil : top, confidence: scores[top], scores: scores,
+                          distance: best[top])
+    }
+
+    /// DTW between two prepared channel-major series.
+    @inlinable
+    static func align(_ variant: DTWVariant, _ band: DTWBand, _ a: UnsafePointer<Float>, _ n: Int,
+                      _ b: UnsafePointer<Float>, _ m: Int, _ channels: Int, _ cutoff: Float,
+                      _ rows: UnsafeMutablePointer<Float>, _ maxLength: Int) -> Float {
+        let window = band.window(n, m) ?? max(n, m)
+        let stride = max(m, maxLength) + 1
+        switch variant {
+        case .dependent:
+            return DTWKernel.distance(a: a, n: n, b: b, m: m, channels: channels, window: window, cutoff: cutoff,
+                                      prev: rows, curr: rows + stride, cost: rows + 2 * stride)
+        case .independent:
+            return DTWKernel.independentDistance(a: a, n: n, b: b, m: m, channels: channels, window: window,
+                                                 cutoff: cutoff, prev: rows, curr: rows + stride,
+                                                 cost: rows + 2 * stride)
+        }
+    }
+
+    /// Scratch for one search: allocated once per prediction, reused for every template.
+    struct Searcher {
+        var rows: [Float]
+        var bounds: [Float]
+        var order: [Int]
+
+        init(model: Model) {
+            rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+            bounds = [Float](repeating: 0, count: model.lengths.count)
+            order = Array(model.lengths.indices)
+        }
+
+        /// The DTW distance from the query to the nearest template of each class (`.infinity` for
+        /// classes with no eligible template). Templates are visited in order of their lower bound and
+        /// skipped once the bound reaches their class's best so far; alignments abandon at that best.
+        mutating func nearest(model: Model, variant: DTWVariant, band: DTWBand, query: UnsafePointer<Float>, n: Int,
+                              excluding: Int?, onlyClass: Int?) -> [Float] {
+            var best = [Float](repeating: .infinity, count: model.classes.count)
+            let c = model.channels
+            let haveEnvelopes = !model.upper.isEmpty
+            model.templates.withUnsafeBufferPointer { tp in
+                model.upper.withUnsafeBufferPointer { up in
+                    model.lower.withUnsafeBufferPointer { lp in
+                        bounds.withUnsafeMutableBufferPointer { lb in
+                            let t0 = tp.baseAddress!
+                            var count = 0
+                            for t in model.lengths.indices {
+                                if t == excluding { continue }
+                                if let onlyClass, model.labels[t] != onlyClass { continue }
+                                let m = model.lengths[t], off = model.offsets[t]
+                                var bound = DTWKernel.lbKim(a: query, n: n, b: t0 + off, m: m, channels: c)
+                                if haveEnvelopes, m == n {
+                                    bound = max(bound, DTWKernel.lbKeogh(a: query, n: n, upper: up.baseAddress! + off,
+                                                                         lower: lp.baseAddress! + off, channels: c,
+                                                                         cutoff: .infinity))
+                                }
+                                lb[t] = bound
+                                order[count] = t
+                                count += 1
+                            }
+                            order.withUnsafeMutableBufferPointer { o in
+                                // Insertion sort: template counts are small and this allocates nothing.
+                                for i in 1..<max(count, 1) {
+                                    let v = o[i]
+                                    var j = i
+                                    while j > 0, lb[o[j - 1]] > lb[v] { o[j] = o[j - 1]; j -= 1 }
+                                    o[j] = v
+                                }
+                                rows.withUnsafeMutableBufferPointer { r in
+                                    let rp = r.baseAddress!
+                                    var worst = Float.infinity  // max over classes of best; bounds beyond it end the search
+                                    for i in 0..<count {
+                                        let t = o[i]
+                                        if lb[t] >= worst { break }
+                                        let cls = model.labels[t]
+                                        if lb[t] >= best[cls] { continue }
+                                        let d = DTWClassifier.align(variant, band, query, n, t0 + model.offsets[t],
+                                                                    model.lengths[t], c, best[cls], rp, model.maxLength)
+                                        if d < best[cls] {
+                                            best[cls] = d
+                                            worst = best.max()!
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return best
+        }
+    }
+}
+
+extension DTWClassifier.Model {
+    /// Recomputes offsets and LB_Keogh envelopes from the templates.
+    mutating func rebuildDerived(band: DTWBand) {
+        offsets = []
+        var o = 0
+        for l in lengths { offsets.append(o); o += l * channels }
+        maxLength = lengths.max() ?? 0
+        upper = [Float](repeating: 0, count: templates.count)
+        lower = [Float](repeating: 0, count: templates.count)
+        let c = channels
+        templates.withUnsafeBufferPointer { t in
+            upper.withUnsafeMutableBufferPointer { u in
+                lower.withUnsafeMutableBufferPointer { l in
+                    for (i, m) in lengths.enumerated() {
+                        let w = band.window(m, m) ?? m
+                        DTWKernel.envelope(t.baseAddress! + offsets[i], n: m, channels: c, window: w,
+                                           upper: u.baseAddress! + offsets[i], lower: l.baseAddress! + offsets[i])
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+/// How a pipeline does on a continuous recording replayed frame by frame, as it would run live.
+///
+/// - Frame accuracy: each frame takes the label of the classifier's latest decision before
+///   post-processing (null before the first), so it measures the classifier; the event scores
+///   measure what a user sees after post-processing. Unlabelled frames and the rest class count as
+///   null truth.
+/// - Events: consecutive detections of one label whose spans touch or overlap form one event. An
+///   event is correct when it overlaps a true segment of the same label not matched before.
+///   Precision = correct events / events; recall = matched true segments / true segments.
+/// - False activations per minute: events that overlap no labelled frame at all, per minute of null
+///   or rest truth.
+/// - Latency: for each matched segment, time from its first frame to the end frame of the first
+///   detection that matched it (median over segments).
+public struct StreamReport: Sendable, Codable, Hashable {
+    public var frameAccuracy: Double
+    public var eventPrecision: Double
+    public var eventRecall: Double
+    public var eventF1: Double
+    public var falseActivationsPerMinute: Double
+    /// `nil` when no segment was detected or the sample rate is unknown.
+    public var medianLatencyMs: Double?
+    public var frames: Int
+    public var events: Int
+    public var trueSegments: Int
+    /// Event-level scores per class (recall over that class's segments).
+    public var perClass: [String: ClassEvents]
+
+    public struct ClassEvents: Sendable, Codable, Hashable {
+        public var segments: Int
+        public var detected: Int
+        public var events: Int
+        public var correctEvents: Int
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case frameAccuracy, eventPrecision, eventRecall, eventF1, falseActivationsPerMinute, medianLatencyMs
+        case frames, events, trueSegments, perClass
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(frameAccuracy, forKey: .frameAccuracy)
+        try c.encode(eventPrecision, forKey: .eventPrecision)
+        try c.encode(eventRecall, forKey: .eventRecall)
+        try c.encode(eventF1, forKey: .eventF1)
+        try c.encode(falseActivationsPerMinute, forKey: .falseActivationsPerMinute)
+        try c.encode(medianLatencyMs, forKey: .medianLatencyMs)
+        try c.encode(frames, forKey: .frames)
+        try c.encode(events, forKey: .events)
+        try c.encode(trueSegments, forKey: .trueSegments)
+        try c.encode(perClass, forKey: .perClass)
+    }
+}
+
+extension Evaluation {
+    /// Replays each recording through a fresh recogniser and scores frames and events.
+    /// - Parameter classes: the classes whose segments count as events (default: all the pipeline
+    ///   reports, i.e. every class but the rest class).
+    /// - Complexity: one ``Recognizer/push(_:)`` per frame.
+    public static func evaluateStream(_ pipeline: Pipeline, on recordings: [Recording], classes: Set<String>? = nil) throws -> StreamReport {
+        let rate = pipeline.sampleRate ?? recordings.first?.series.sampleRate
+        let eventClasses = classes ?? Set(pipeline.classes.filter { $0 != pipeline.spec.rest })
+        var correctFrames = 0, frames = 0
+        var events = 0, correctEvents = 0, segmentsTotal = 0, segmentsMatched = 0, falseEvents = 0
+        var nullFrames = 0
+        var latencies: [Double] = []
+        var per: [String: StreamReport.ClassEvents] = [:]
+        for c in eventClasses { per[c] = .init(segments: 0, detected: 0, events: 0, correctEvents: 0) }
+
+        for rec in recordings {
+            guard rec.series.channelCount == pipeline.channelCount else {
+                throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
+            }
+            let truth: [String?] = rec.labels.map { $0 == pipeline.spec.rest ? nil : $0 }
+            var r = pipeline.liveRecognizer()
+            var detections: [Detection] = []
+            let c = rec.series.channelCount
+            try rec.series.values.withUnsafeBufferPointer { all in
+                for f in 0..<rec.series.frameCount {
+                    if let d = try r.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) {
+                        detections.append(d)
+                    }
+                    let predicted = r.lastRawDecision.flatMap { pipeline.label(of: $0) }
+                    if predicted == truth[f] { correctFrames += 1 }
+                    if truth[f] == nil { nullFrames += 1 }
+                }
+            }
+            frames += rec.series.frameCount
+
+            // Merge detections into events.
+            var merged: [(label: String, start: Int, end: Int, firstEnd: Int)] = []
+            for d in detections {
+                guard let l = d.label else { continue }
+                if let last = merged.last, last.label == l, d.start <= last.end + 1 {
+                    merged[merged.count - 1].end = max(last.end, d.end)
+                } else {
+                    merged.append((l, d.start, d.end, d.end))
+                }
+            }
+            let all = Recording(series: rec.series, labels: truth).segments.filter { $0.label != nil }
+            let segments = all.filter { eventClasses.contains($0.label!) }
+            var matched = [Bool](repeating: false, count: segments.count)
+            for e in merged where eventClasses.contains(e.label) {
+                events += 1
+                per[e.label]!.events += 1
+                let span = e.start..<(e.end + 1)
+                if !all.contains(where: { $0.range.overlaps(span) }) { falseEvents += 1 }
+                let same = segments.indices.filter { segments[$0].label == e.label && segments[$0].range.overlaps(span) }
+                guard !same.isEmpty else { continue }
+                correctEvents += 1
+                per[e.label]!.correctEvents += 1
+                if let s = same.first(where: { !matched[$0] }) {
+                    matched[s] = true
+                    if let rate { latencies.append(Double(max(0, e.firstEnd - segments[s].range.lowerBound)) / rate * 1000) }
+                }
+            }
+            segmentsTotal += segments.count
+            segmentsMatched += matched.filter { $0 }.count
+            for (i, s) in segments.enumerated() {
+                per[s.label!]!.segments += 1
+                if matched[i] { per[s.label!]!.detected += 1 }
+            }
+        }
+        let precision = events > 0 ? Double(correctEvents) / Double(events) : 0
+        let recall = segmentsTotal > 0 ? Double(segmentsMatched) / Double(segmentsTotal) : 0
+        let f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0
+        let nullMinutes = rate.map { Double(nullFrames) / $0 / 60 } ?? 0
+        latencies.sort()
+        return StreamReport(
+            frameAccuracy: frames > 0 ? Double(correctFrames) / Double(frames) : 0,
+            eventPrecision: precision, eventRecall: recall, eventF1: f1,
+            falseActivationsPerMinute: nullMinutes > 0 ? Double(falseEvents) / nullMinutes : 0,
+            medianLatencyMs: latencies.isEmpty ? nil : latencies[latencies.count / 2],
+            frames: frames, events: events, trueSegments: segmentsTotal, perClass: per)
+    }
+}

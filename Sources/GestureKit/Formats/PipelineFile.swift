@@ -1,0 +1,162 @@
+import Foundation
+
+/// The trained pipeline file (`.gesture`): one JSON document
+/// `{"format": "gesturekit.pipeline", "version": 1, "checksum": "fnv1a64:…", "pipeline": {…}}`.
+///
+/// Floats are stored as their exact bits (``PackedFloats``), so a reloaded pipeline predicts
+/// bit-identically. The checksum covers the canonical encoding of `pipeline`; loading re-encodes what
+/// it decoded and compares, so a flipped byte anywhere in the content is caught, not silently used.
+extension Pipeline: Codable {
+    public static let fileFormat = "gesturekit.pipeline"
+    public static let fileVersion = 1
+
+    enum CodingKeys: String, CodingKey {
+        case classes, channelNames, sampleRate, spec, training
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        classes = try c.decode([String].self, forKey: .classes)
+        channelNames = try c.decode([String].self, forKey: .channelNames)
+        sampleRate = try c.decodeIfPresent(Double.self, forKey: .sampleRate)
+        spec = try c.decode(PipelineSpec.self, forKey: .spec)
+        training = try c.decode(TrainingSummary.self, forKey: .training)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(classes, forKey: .classes)
+        try c.encode(channelNames, forKey: .channelNames)
+        try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
+        try c.encode(spec, forKey: .spec)
+        try c.encode(training, forKey: .training)
+    }
+
+    private struct Envelope: Codable {
+        var format: String
+        var version: Int
+        var checksum: String?
+        var pipeline: Pipeline?
+    }
+
+    private struct Header: Decodable {
+        var format: String?
+        var version: Int?
+    }
+
+    /// The canonical bytes of the pipeline (sorted keys), which the checksum covers.
+    func canonicalJSON() throws -> Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return try e.encode(self)
+    }
+
+    /// Writes the pipeline to `path` atomically: a temporary file in the same folder, flushed, then
+    /// renamed over the target, so a crash never leaves a half-written file and an existing one is
+    /// replaced only by a complete one.
+    public func save(to path: String) throws {
+        let body = try canonicalJSON()
+        var out = Data()
+        out.append(Data("{\"format\":\"\(Pipeline.fileFormat)\",\"version\":\(Pipeline.fileVersion),\"checksum\":\"\(Pipeline.checksum(body))\",\"pipeline\":".utf8))
+        out.append(body)
+        out.append(Data("}\n".utf8))
+        try writeAtomically(out, to: path)
+    }
+
+    /// Reads and validates a pipeline file: format, version, checksum, every stage's shapes and values.
+    /// - Throws: ``GestureKitError`` naming the file and the field at fault.
+    public static func load(_ path: String) throws -> Pipeline {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw GestureKitError("cannot read pipeline: \(error.localizedDescription)", file: path)
+        }
+        return try decode(data, file: path)
+    }
+
+    /// Decodes pipeline file bytes (see ``load(_:)``); `file` names the source in errors.
+    public static func decode(_ data: Data, file: String) throws -> Pipeline {
+        guard !data.isEmpty else { throw GestureKitError("empty file, not a pipeline", file: file) }
+        let header: Header
+        do { header = try JSONDecoder().decode(Header.self, from: data) } catch {
+            throw GestureKitError("not a GestureKit pipeline file (not valid JSON: truncated or corrupt)", file: file)
+        }
+        guard header.format == fileFormat else {
+            throw GestureKitError("not a GestureKit pipeline file (format is \(header.format.map { "\"\($0)\"" } ?? "missing"))", file: file, field: "format")
+        }
+        guard let version = header.version else { throw GestureKitError("missing version", file: file, field: "version") }
+        guard version <= fileVersion else {
+            throw GestureKitError("pipeline file version \(version) is newer than this gesture understands (\(fileVersion)); update GestureKit", file: file, field: "version")
+        }
+        guard version >= 1 else { throw GestureKitError("unknown version \(version)", file: file, field: "version") }
+        let envelope = try decodeJSON(Envelope.self, from: data, file: file)
+        guard let pipeline = envelope.pipeline else { throw GestureKitError("missing pipeline", file: file, field: "pipeline") }
+        guard let stored = envelope.checksum else { throw GestureKitError("missing checksum", file: file, field: "checksum") }
+        let actual = checksum(try pipeline.canonicalJSON())
+        guard stored == actual else {
+            throw GestureKitError("checksum mismatch (stored \(stored), content gives \(actual)): the file is corrupt or was edited", file: file, field: "checksum")
+        }
+        do { try pipeline.validate() } catch let e as GestureKitError { throw e.inFile(file) }
+        return pipeline
+    }
+
+    /// Consistency checks across stages that no single stage can make.
+    func validate() throws {
+        guard !classes.isEmpty else { throw GestureKitError("no classes", field: "pipeline.classes") }
+        guard Set(classes).count == classes.count else { throw GestureKitError("duplicate class names", field: "pipeline.classes") }
+        guard !channelNames.isEmpty else { throw GestureKitError("no channels", field: "pipeline.channelNames") }
+        if let r = sampleRate, !(r.isFinite && r > 0) { throw GestureKitError("sample rate must be positive", field: "pipeline.sampleRate") }
+        guard spec.classifier.classCount == classes.count else {
+            throw GestureKitError("classifier knows \(spec.classifier.classCount) classes, the pipeline lists \(classes.count)", field: "pipeline.spec.classifier")
+        }
+        try spec.check()
+        if case .vector = spec.classifier {
+            var width = spec.extractors.reduce(0) { $0 + $1.featureCount }
+            for (i, t) in spec.transforms.enumerated() {
+                guard t.inputCount == width else {
+                    throw GestureKitError("expects \(t.inputCount) features, receives \(width)", field: "pipeline.spec.features.transforms[\(i)]")
+                }
+                width = t.outputCount
+            }
+            guard width == training.featureCount else {
+                throw GestureKitError("produces \(width) features, the classifier was trained on \(training.featureCount)", field: "pipeline.spec.features")
+            }
+        }
+    }
+
+    /// FNV-1a, 64 bit: enough to catch corruption (this is not a signature).
+    static func checksum(_ data: Data) -> String {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in data {
+            h ^= UInt64(b)
+            h &*= 0x0000_0100_0000_01B3
+        }
+        let hex = String(h, radix: 16)
+        return "fnv1a64:" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// Writes `data` to a temporary file beside `path`, flushes it, then renames it over `path`.
+public func writeAtomically(_ data: Data, to path: String) throws {
+    let url = URL(fileURLWithPath: path)
+    let dir = url.deletingLastPathComponent()
+    let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
+    do {
+        guard FileManager.default.createFile(atPath: tmp.path, contents: nil) else {
+            throw GestureKitError("cannot create a file in \(dir.path)", file: path)
+        }
+        let h = try FileHandle(forWritingTo: tmp)
+        try h.write(contentsOf: data)
+        try h.synchronize()
+        try h.close()
+        if rename(tmp.path, url.path) != 0 {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: tmp)
+            throw GestureKitError("cannot replace file: \(reason)", file: path)
+        }
+    } catch let e as GestureKitError {
+        throw e
+    } catch {
+        try? FileManager.default.removeItem(at: tmp)
+        throw GestureKitError("cannot write: \(error.localizedDescription)", file: path)
+    }
+}

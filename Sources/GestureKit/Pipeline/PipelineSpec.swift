@@ -1,0 +1,218 @@
+import Foundation
+
+/// What a user asks for: the stages of a pipeline and their configuration, before training.
+///
+/// Written by hand as JSON (see `pipelines/` and the README), e.g.
+/// ```json
+/// {
+///   "preprocessing": [{"kind": "lowPass", "cutoff": 3}],
+///   "features": {"window": 20, "hop": 5,
+///                "extractors": [{"kind": "timeDomain"}], "transforms": [{"kind": "scale"}]},
+///   "classifier": {"kind": "knn", "k": 5, "nullRejection": 3},
+///   "postprocessing": [{"kind": "labelFilter", "minimumCount": 3, "bufferSize": 5}],
+///   "rest": "rest"
+/// }
+/// ```
+/// Every key but `classifier` is optional. Without `features`, the classifier must be a sequence
+/// classifier (DTW, LSTM) and sees the pre-processed series; with `window` it sees windows of that size.
+public struct PipelineSpec: Sendable, Codable {
+    public var preprocessing: [any Preprocessor]
+    /// Window of frames classified at a time and the hop between decisions; `nil` = whole examples.
+    public var window: Window?
+    public var extractors: [any FeatureExtractor]
+    public var transforms: [any FeatureTransform]
+    public var classifier: ClassifierStage
+    public var postprocessing: [any Postprocessor]
+    /// A class trained like any other but reported as null (the user's "rest" or "idle" label).
+    public var rest: String?
+
+    /// A sliding window: `size` frames, a decision every `hop` frames.
+    public struct Window: Sendable, Hashable, Codable {
+        public var size: Int
+        public var hop: Int
+        public init(size: Int, hop: Int) {
+            self.size = size
+            self.hop = hop
+        }
+    }
+
+    public init(preprocessing: [any Preprocessor] = [], window: Window? = nil,
+                extractors: [any FeatureExtractor] = [], transforms: [any FeatureTransform] = [],
+                classifier: ClassifierStage, postprocessing: [any Postprocessor] = [], rest: String? = nil) {
+        self.preprocessing = preprocessing
+        self.window = window
+        self.extractors = extractors
+        self.transforms = transforms
+        self.classifier = classifier
+        self.postprocessing = postprocessing
+        self.rest = rest
+    }
+
+    /// Reads a hand-written spec, with errors naming the file and the offending field.
+    public static func load(_ path: String) throws -> PipelineSpec {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw GestureKitError("cannot read spec: \(error.localizedDescription)", file: path)
+        }
+        return try decodeJSON(PipelineSpec.self, from: data, file: path)
+    }
+
+    /// Checks the combination of stages before any training happens.
+    public func check() throws {
+        if let w = window, w.size < 1 || w.hop < 1 {
+            throw GestureKitError("window size and hop must be positive", field: "features.window")
+        }
+        switch classifier {
+        case .vector:
+            if extractors.isEmpty {
+                throw GestureKitError("a \(classifier.kind) classifier needs feature extractors", field: "features.extractors")
+            }
+        case .sequence:
+            if !extractors.isEmpty || !transforms.isEmpty {
+                throw GestureKitError("a \(classifier.kind) classifier reads series, not features; remove \"features\" or keep only its window", field: "features")
+            }
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case preprocessing, features, classifier, postprocessing, rest
+    }
+
+    enum FeatureKeys: String, CodingKey {
+        case window, hop, extractors, transforms
+    }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        preprocessing = try decodeStages(c, .preprocessing, StageKinds.preprocessors, role: "preprocessor")
+            .map { $0 as! any Preprocessor }
+        postprocessing = try decodeStages(c, .postprocessing, StageKinds.postprocessors, role: "postprocessor")
+            .map { $0 as! any Postprocessor }
+        classifier = try c.decode(ClassifierStage.self, forKey: .classifier)
+        rest = try c.decodeIfPresent(String.self, forKey: .rest)
+        if c.contains(.features) {
+            let f = try c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
+            if let size = try f.decodeIfPresent(Int.self, forKey: .window) {
+                window = Window(size: size, hop: try f.decodeIfPresent(Int.self, forKey: .hop) ?? size)
+            }
+            extractors = try decodeStages(f, .extractors, StageKinds.featureExtractors, role: "feature extractor")
+                .map { $0 as! any FeatureExtractor }
+            transforms = try decodeStages(f, .transforms, StageKinds.featureTransforms, role: "feature transform")
+                .map { $0 as! any FeatureTransform }
+        } else {
+            window = nil
+            extractors = []
+            transforms = []
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try encodeStages(preprocessing, &c, .preprocessing)
+        if window != nil || !extractors.isEmpty || !transforms.isEmpty {
+            var f = c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
+            try f.encodeIfPresent(window?.size, forKey: .window)
+            try f.encodeIfPresent(window?.hop, forKey: .hop)
+            try encodeStages(extractors, &f, .extractors)
+            try encodeStages(transforms, &f, .transforms)
+        }
+        try c.encode(classifier, forKey: .classifier)
+        try encodeStages(postprocessing, &c, .postprocessing)
+        try c.encodeIfPresent(rest, forKey: .rest)
+    }
+}
+
+/// The classifier of a pipeline: one that reads series or one that reads feature vectors.
+public enum ClassifierStage: Sendable, Codable {
+    case sequence(any SequenceClassifier)
+    case vector(any VectorClassifier)
+
+    public var kind: String {
+        switch self {
+        case .sequence(let s): type(of: s).kind
+        case .vector(let v): type(of: v).kind
+        }
+    }
+
+    public var classCount: Int {
+        switch self {
+        case .sequence(let s): s.classCount
+        case .vector(let v): v.classCount
+        }
+    }
+
+    public var summary: [String: String] {
+        switch self {
+        case .sequence(let s): s.summary
+        case .vector(let v): v.summary
+        }
+    }
+
+    public init(from decoder: Decoder) throws {
+        let stage = try decodeStage(
+            StageKinds.sequenceClassifiers.map { $0 as any Stage.Type }
+                + StageKinds.vectorClassifiers.map { $0 as any Stage.Type },
+            role: "classifier", from: decoder)
+        if let s = stage as? any SequenceClassifier {
+            self = .sequence(s)
+        } else {
+            self = .vector(stage as! any VectorClassifier)
+        }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        switch self {
+        case .sequence(let s): try encodeStage(s, to: encoder)
+        case .vector(let v): try encodeStage(v, to: encoder)
+        }
+    }
+}
+
+private func decodeStages<K: CodingKey, T>(_ c: KeyedDecodingContainer<K>, _ key: K, _ types: [T], role: String) throws -> [any Stage] {
+    guard c.contains(key) else { return [] }
+    var list = try c.nestedUnkeyedContainer(forKey: key)
+    var out: [any Stage] = []
+    while !list.isAtEnd {
+        out.append(try decodeStage(types, role: role, from: try list.superDecoder()))
+    }
+    return out
+}
+
+private func encodeStages<K: CodingKey>(_ stages: [any Stage], _ c: inout KeyedEncodingContainer<K>, _ key: K) throws {
+    guard !stages.isEmpty else { return }
+    var list = c.nestedUnkeyedContainer(forKey: key)
+    for s in stages { try encodeStage(s, to: list.superEncoder()) }
+}
+
+/// Decodes JSON, turning `DecodingError`s into one-line errors that name the file and field path.
+func decodeJSON<T: Decodable>(_ type: T.Type, from data: Data, file: String) throws -> T {
+    do {
+        return try JSONDecoder().decode(T.self, from: data)
+    } catch let e as GestureKitError {
+        return try { throw e.inFile(file) }()
+    } catch let e as DecodingError {
+        throw GestureKitError(decodingError: e, file: file)
+    } catch {
+        throw GestureKitError("not valid JSON: \(error.localizedDescription)", file: file)
+    }
+}
+
+extension GestureKitError {
+    init(decodingError e: DecodingError, file: String) {
+        let path = codingPathString
+        switch e {
+        case .keyNotFound(let k, let ctx):
+            self.init("missing key \"\(k.stringValue)\"", file: file, field: path(ctx.codingPath))
+        case .typeMismatch(let t, let ctx):
+            self.init("expected \(t)", file: file, field: path(ctx.codingPath))
+        case .valueNotFound(let t, let ctx):
+            self.init("missing \(t)", file: file, field: path(ctx.codingPath))
+        case .dataCorrupted(let ctx):
+            let underlying = (ctx.underlyingError as? GestureKitError)?.message
+            self.init(underlying ?? (ctx.codingPath.isEmpty ? "not valid JSON" : ctx.debugDescription),
+                      file: file, field: path(ctx.codingPath))
+        @unknown default:
+            self.init("\(e)", file: file)
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// What `gesture info` says about a trained pipeline.
+public struct PipelineSummary: Sendable, Codable {
+    public var format: String
+    public var version: Int
+    public var classes: [String]
+    public var rest: String?
+    public var channels: Int
+    public var channelNames: [String]
+    public var sampleRate: Double?
+    /// Stage kinds in order, by role.
+    public var preprocessing: [String]
+    public var window: PipelineSpec.Window?
+    public var features: [String]
+    public var featureTransforms: [String]
+    public var classifier: String
+    public var postprocessing: [String]
+    /// The classifier's own description (model size, null-rejection thresholds, ...).
+    public var classifierSummary: [String: String]
+    public var training: Pipeline.TrainingSummary
+
+    public init(_ p: Pipeline) {
+        format = Pipeline.fileFormat
+        version = Pipeline.fileVersion
+        classes = p.classes
+        rest = p.spec.rest
+        channels = p.channelCount
+        channelNames = p.channelNames
+        sampleRate = p.sampleRate
+        preprocessing = p.spec.preprocessing.map { type(of: $0).kind }
+        window = p.spec.window
+        features = p.spec.extractors.map { type(of: $0).kind }
+        featureTransforms = p.spec.transforms.map { type(of: $0).kind }
+        classifier = p.spec.classifier.kind
+        postprocessing = p.spec.postprocessing.map { type(of: $0).kind }
+        classifierSummary = p.spec.classifier.summary
+        training = p.training
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(format, forKey: .format)
+        try c.encode(version, forKey: .version)
+        try c.encode(classes, forKey: .classes)
+        try c.encode(rest, forKey: .rest)
+        try c.encode(channels, forKey: .channels)
+        try c.encode(channelNames, forKey: .channelNames)
+        try c.encode(sampleRate, forKey: .sampleRate)
+        try c.encode(preprocessing, forKey: .preprocessing)
+        try c.encode(window, forKey: .window)
+        try c.encode(features, forKey: .features)
+        try c.encode(featureTransforms, forKey: .featureTransforms)
+        try c.encode(classifier, forKey: .classifier)
+        try c.encode(postprocessing, forKey: .postprocessing)
+        try c.encode(classifierSummary, forKey: .classifierSummary)
+        try c.encode(training, forKey: .training)
+    }
+
+    public var text: String {
+        var lines = ["pipeline      \(format) version \(version)"]
+        lines.append("classes       \(classes.joined(separator: ", "))" + (rest.map { "   (rest: \($0), reported as null)" } ?? ""))
+        lines.append("channels      \(channels): \(channelNames.joined(separator: ", "))")
+        lines.append("sample rate   \(sampleRate.map { "\($0) Hz" } ?? "unknown")")
+        func list(_ l: [String]) -> String { l.isEmpty ? "none" : l.joined(separator: " -> ") }
+        lines.append("preprocessing \(list(preprocessing))")
+        lines.append("window        \(window.map { "\($0.size) frames, hop \($0.hop)" } ?? "whole examples")")
+        if !features.isEmpty || !featureTransforms.isEmpty {
+            lines.append("features      \(list(features + featureTransforms)) (\(training.featureCount) values)")
+        }
+        lines.append("classifier    \(classifier)")
+        for k in classifierSummary.keys.sorted() { lines.append("  \(k): \(classifierSummary[k]!)") }
+        lines.append("postprocess   \(list(postprocessing))")
+        let counts = zip(classes, training.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
+        lines.append("trained on    \(training.examples) examples (\(counts)) from \(training.source ?? "unknown")")
+        lines.append(String(format: "              %d classifier inputs, %.2f s, at %@", training.trainingInputs, training.seconds, training.trainedAt))
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,103 @@
+/// Conventions shared by the streaming filters in this folder.
+///
+/// - Start-up: every filter starts as if the input had held its first frame forever, so a stream that
+///   begins at rest (gravity on an accelerometer, a sensor offset) gives no start-up transient.
+/// - Non-finite input: a NaN or infinite sample is replaced by the channel's previous input (0 before
+///   the first frame) before it is filtered, so one bad sample never poisons the filter's history.
+/// - Channel count: learned by `fit` (stored as `"channels"`); a stage that was never fitted sizes its
+///   state on the first frame it sees (a one-off allocation).
+enum FilterSupport {
+    /// `value` when finite, otherwise `previous` (sample-and-hold over a dropped sample).
+    @inline(__always)
+    static func held(_ value: Float, previous: Float) -> Float {
+        value.isFinite ? value : previous
+    }
+
+    static func checkChannels(_ channels: Int?) throws {
+        if let channels, channels <= 0 {
+            throw GestureKitError("must be positive, found \(channels)", field: "channels")
+        }
+    }
+
+    static func checkSampleRate(_ rate: Double?) throws {
+        if let rate, !(rate.isFinite && rate > 0) {
+            throw GestureKitError("must be a positive finite number, found \(rate)", field: "sampleRate")
+        }
+    }
+}
+
+/// The method of a fitted scaler (``Normalizer`` for frames, ``FeatureScaler`` for feature vectors).
+public enum ScalingMethod: String, Sendable, Codable, CaseIterable {
+    /// `(x - mean) / std` (population standard deviation).
+    case zscore
+    /// `(x - min) / (max - min)`, mapping the training range to [0, 1].
+    case minmax
+}
+
+/// Per-column offset and scale learned from training rows: `y = (x - offset) / scale`.
+enum ScalingFit {
+    /// - Parameters:
+    ///   - columns: values per row.
+    ///   - rows: calls `body` with each training row (a buffer of `columns` values).
+    /// - Returns: offsets and scales; a column with zero spread gets scale 1 so it maps to 0.
+    /// - Throws: when a column has no finite value.
+    static func fit(method: ScalingMethod, columns: Int, field: String,
+                    rows: ((UnsafeBufferPointer<Float>) -> Void) -> Void) throws -> (offsets: [Float], scales: [Float]) {
+        var count = [Int](repeating: 0, count: columns)
+        var sum = [Double](repeating: 0, count: columns)
+        var sumSq = [Double](repeating: 0, count: columns)
+        var lo = [Float](repeating: .infinity, count: columns)
+        var hi = [Float](repeating: -.infinity, count: columns)
+        rows { row in
+            for j in 0..<columns {
+                let v = row[j]
+                guard v.isFinite else { continue }
+                count[j] += 1
+                sum[j] += Double(v)
+                lo[j] = min(lo[j], v)
+                hi[j] = max(hi[j], v)
+            }
+        }
+        // Second pass for the variance (two-pass is exact enough where sum-of-squares cancels).
+        if method == .zscore {
+            rows { row in
+                for j in 0..<columns where row[j].isFinite && count[j] > 0 {
+                    let d = Double(row[j]) - sum[j] / Double(count[j])
+                    sumSq[j] += d * d
+                }
+            }
+        }
+        var offsets = [Float](repeating: 0, count: columns)
+        var scales = [Float](repeating: 1, count: columns)
+        for j in 0..<columns {
+            guard count[j] > 0 else {
+                throw GestureKitError("column \(j) has no finite training value", field: field)
+            }
+            switch method {
+            case .zscore:
+                offsets[j] = Float(sum[j] / Double(count[j]))
+                let s = Float((sumSq[j] / Double(count[j])).squareRoot())
+                scales[j] = s > 0 && s.isFinite ? s : 1
+            case .minmax:
+                offsets[j] = lo[j]
+                let r = hi[j] - lo[j]
+                scales[j] = r > 0 && r.isFinite ? r : 1
+            }
+        }
+        return (offsets, scales)
+    }
+
+    static func check(offsets: PackedFloats?, scales: PackedFloats?, count: Int?) throws {
+        switch (offsets, scales) {
+        case (nil, nil): return
+        case (let o?, let s?):
+            try o.check("offsets", count: count)
+            try s.check("scales", count: count ?? o.values.count)
+            if let bad = s.values.firstIndex(where: { $0 == 0 }) {
+                throw GestureKitError("scale \(bad) is zero", field: "scales")
+            }
+        default:
+            throw GestureKitError("offsets and scales must be given together", field: offsets == nil ? "offsets" : "scales")
+        }
+    }
+}

@@ -1,0 +1,155 @@
+/// Savitzky-Golay smoothing per channel: a least-squares polynomial of degree `polynomialOrder` is
+/// fitted to the last `window` frames and evaluated at one point. Polynomials up to that degree pass
+/// unchanged (only delayed, in centred mode) while noise is averaged out.
+///
+/// Streaming has no future frames, so there are two causal forms (`mode`):
+/// - `"centered"` (default): the classic symmetric filter evaluated at the middle of the window, so
+///   the output at frame n is the smoothed value of frame `n - (window - 1) / 2` — a delay of half a
+///   window, with the best noise reduction and linear phase. Needs an odd window.
+/// - `"endpoint"`: the fit is evaluated at the newest frame; no delay but noisier (the end of a
+///   least-squares fit is its least certain point).
+///
+/// JSON: `{"kind": "savitzkyGolay", "window": 7, "polynomialOrder": 2}`. Keys: `window` (default 5),
+/// `polynomialOrder` (default 2, below `window`), `mode` (default `"centered"`), `channels` (learned).
+/// See ``FilterSupport`` for start-up and non-finite input.
+/// - Complexity: O(channels * window) per frame, no allocation; the weights are designed once, O(window * order^2).
+public struct SavitzkyGolay: Preprocessor {
+    public enum Mode: String, Sendable, Codable { case centered, endpoint }
+
+    public static let kind = "savitzkyGolay"
+    public private(set) var window: Int
+    public private(set) var polynomialOrder: Int
+    public private(set) var mode: Mode
+    public private(set) var channels: Int?
+
+    /// The filter weights, oldest frame first (`window` of them).
+    public private(set) var weights: [Float] = []
+    private var ring: [Float] = []
+    private var last: [Float] = []
+    private var position = 0
+    private var primed = false
+
+    public init(window: Int = 5, polynomialOrder: Int = 2, mode: Mode = .centered) {
+        self.window = window
+        self.polynomialOrder = polynomialOrder
+        self.mode = mode
+        weights = Self.design(window: window, order: polynomialOrder, mode: mode)
+    }
+
+    /// Frames of delay between input and output (half a window in centred mode, 0 at the end point).
+    public var delay: Int { mode == .centered ? (window - 1) / 2 : 0 }
+
+    enum CodingKeys: String, CodingKey { case window, polynomialOrder, mode, channels }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        window = try c.decodeIfPresent(Int.self, forKey: .window) ?? 5
+        polynomialOrder = try c.decodeIfPresent(Int.self, forKey: .polynomialOrder) ?? 2
+        let m = try c.decodeIfPresent(String.self, forKey: .mode) ?? Mode.centered.rawValue
+        guard let mode = Mode(rawValue: m) else {
+            throw GestureKitError("unknown mode \"\(m)\" (known: centered, endpoint)", field: "mode")
+        }
+        self.mode = mode
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+        weights = Self.design(window: window, order: polynomialOrder, mode: mode)
+        if channels != nil { reset() }
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(window, forKey: .window)
+        try c.encode(polynomialOrder, forKey: .polynomialOrder)
+        try c.encode(mode.rawValue, forKey: .mode)
+        try c.encodeIfPresent(channels, forKey: .channels)
+    }
+
+    public func validate() throws {
+        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
+        if mode == .centered && window % 2 == 0 {
+            throw GestureKitError("a centred Savitzky-Golay window must be odd, found \(window)", field: "window")
+        }
+        if polynomialOrder < 0 || polynomialOrder >= window {
+            throw GestureKitError("must be from 0 to window - 1 (\(window - 1)), found \(polynomialOrder)", field: "polynomialOrder")
+        }
+        try FilterSupport.checkChannels(channels)
+    }
+
+    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
+        try validate()
+        self.channels = channels
+        reset()
+    }
+
+    public mutating func reset() {
+        let c = channels ?? 0, w = max(window, 1)
+        ring = [Float](repeating: 0, count: w * c)
+        last = [Float](repeating: 0, count: c)
+        position = 0
+        primed = false
+    }
+
+    public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
+        let c = frame.count
+        if last.count != c { channels = c; reset() }
+        let w = weights.count
+        guard w > 0 else { return }  // invalid configuration: validate() reports it
+        let pos = position, wasPrimed = primed
+        ring.withUnsafeMutableBufferPointer { ring in
+            last.withUnsafeMutableBufferPointer { last in
+                weights.withUnsafeBufferPointer { h in
+                    for j in 0..<c {
+                        let x = FilterSupport.held(frame[j], previous: last[j])
+                        last[j] = x
+                        if !wasPrimed { for k in 0..<w { ring[k * c + j] = x } }
+                        ring[pos * c + j] = x
+                        // Oldest frame sits just after the newest one in the ring.
+                        var acc = 0.0
+                        var slot = pos + 1 == w ? 0 : pos + 1
+                        for k in 0..<w {
+                            acc += Double(h[k]) * Double(ring[slot * c + j])
+                            slot = slot + 1 == w ? 0 : slot + 1
+                        }
+                        frame[j] = Float(acc)
+                    }
+                }
+            }
+        }
+        primed = true
+        position = pos == w - 1 ? 0 : pos + 1
+    }
+
+    /// Least-squares weights `h = A (A^T A)^-1 e0` for positions `t` relative to the output point
+    /// (A[i][k] = t_i^k), so `sum h_i x_i` is the fitted polynomial's value at `t = 0`. Positions are
+    /// scaled to [-1, 1] for conditioning (this does not change the fitted value). Empty when invalid.
+    static func design(window w: Int, order p: Int, mode: Mode) -> [Float] {
+        guard w >= 1, p >= 0, p < w, mode == .endpoint || w % 2 == 1 else { return [] }
+        let scale = Double(max(w - 1, 1))
+        let t: [Double] = (0..<w).map { i in
+            Double(mode == .centered ? i - (w - 1) / 2 : i - (w - 1)) / scale
+        }
+        let n = p + 1
+        // Normal matrix M[j][k] = sum t^(j+k), solved against e0 by Gauss-Jordan with partial pivoting.
+        var m = [[Double]](repeating: [Double](repeating: 0, count: n + 1), count: n)
+        for j in 0..<n {
+            for k in 0..<n { m[j][k] = t.reduce(0) { $0 + pow($1, j + k) } }
+            m[j][n] = j == 0 ? 1 : 0
+        }
+        for col in 0..<n {
+            let pivot = (col..<n).max { abs(m[$0][col]) < abs(m[$1][col]) }!
+            m.swapAt(col, pivot)
+            let d = m[col][col]
+            for k in col...n { m[col][k] /= d }
+            for r in 0..<n where r != col {
+                let f = m[r][col]
+                if f != 0 { for k in col...n { m[r][k] -= f * m[col][k] } }
+            }
+        }
+        return t.map { ti in Float((0..<n).reduce(0.0) { $0 + m[$1][n] * pow(ti, $1) }) }
+    }
+}
+
+private func pow(_ x: Double, _ n: Int) -> Double {
+    var r = 1.0
+    for _ in 0..<n { r *= x }
+    return r
+}

@@ -1,0 +1,174 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Thin POSIX helpers shared by the input sources, the OSC sender and the file watcher. IPv4 only:
+// the sources we talk to (phones, Wekinator, Max/Pd sketches) all speak IPv4 on the local network.
+
+/// Monotonic time in nanoseconds (never jumps with the wall clock).
+@inline(__always)
+func monotonicNanos() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+}
+
+/// Sleeps until the monotonic clock reaches `deadline` (restarts after signals).
+func sleepUntil(nanos deadline: UInt64) {
+    while true {
+        let now = monotonicNanos()
+        if now >= deadline { return }
+        let left = deadline - now
+        var ts = timespec(tv_sec: Int(left / 1_000_000_000), tv_nsec: Int(left % 1_000_000_000))
+        _ = nanosleep(&ts, nil)
+    }
+}
+
+/// The last `errno` as text, for error messages.
+func errnoText(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
+
+/// Waits until `fd` is readable or `deadline` (monotonic ns, nil = forever) passes.
+/// Returns false on timeout. Readable includes end of file and errors, which the read then reports.
+func waitReadable(_ fd: Int32, until deadline: UInt64?) -> Bool {
+    while true {
+        var timeoutMs: Int32 = -1
+        if let deadline {
+            let now = monotonicNanos()
+            if now >= deadline {
+                timeoutMs = 0
+            } else {
+                // Round up so a wait never returns early and spins.
+                timeoutMs = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
+            }
+        }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let r = poll(&p, 1, timeoutMs)
+        if r > 0 { return true }
+        if r == 0 {
+            if let deadline, monotonicNanos() < deadline { continue }
+            return false
+        }
+        if errno == EINTR { continue }
+        return true  // let the read report the error
+    }
+}
+
+/// Resolves an IPv4 host name or dotted address and port to a socket address.
+func ipv4Address(host: String, port: Int) throws -> sockaddr_in {
+    guard (0...65535).contains(port) else {
+        throw GestureKitError("port \(port) is out of range 0-65535")
+    }
+    var addr = sockaddr_in()
+    #if canImport(Darwin)
+    addr.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+    #endif
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_port = UInt16(port).bigEndian
+    if host.isEmpty || host == "*" {
+        addr.sin_addr.s_addr = INADDR_ANY.bigEndian
+        return addr
+    }
+    if inet_pton(AF_INET, host, &addr.sin_addr) == 1 { return addr }
+    var hints = addrinfo()
+    hints.ai_family = AF_INET
+    #if canImport(Darwin)
+    hints.ai_socktype = SOCK_DGRAM
+    #else
+    hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+    #endif
+    var result: UnsafeMutablePointer<addrinfo>?
+    let rc = getaddrinfo(host, nil, &hints, &result)
+    defer { if let result { freeaddrinfo(result) } }
+    guard rc == 0, let info = result, let sa = info.pointee.ai_addr else {
+        throw GestureKitError("cannot resolve host \"\(host)\": \(String(cString: gai_strerror(rc)))")
+    }
+    let found = sa.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee }
+    addr.sin_addr = found.sin_addr
+    return addr
+}
+
+/// An IPv4 UDP socket that closes itself when released.
+final class UDPSocket {
+    let fd: Int32
+
+    init() throws {
+        #if canImport(Darwin)
+        let s = socket(AF_INET, SOCK_DGRAM, 0)
+        #else
+        let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        #endif
+        guard s >= 0 else { throw GestureKitError("cannot create a UDP socket: \(errnoText())") }
+        fd = s
+    }
+
+    deinit { close(fd) }
+
+    /// Binds to `host:port` (port 0 = any free port, see ``localPort``).
+    func bind(host: String, port: Int) throws {
+        var addr = try ipv4Address(host: host, port: port)
+        var yes: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                systemBind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard rc == 0 else {
+            throw GestureKitError("cannot listen on UDP \(host):\(port): \(errnoText())")
+        }
+    }
+
+    /// The port the socket is bound to (useful after binding port 0).
+    var localPort: Int {
+        var addr = sockaddr_in()
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+        }
+        return Int(UInt16(bigEndian: addr.sin_port))
+    }
+
+    /// Receives one datagram into `buffer`; nil when `deadline` passes first.
+    func receive(into buffer: UnsafeMutableRawBufferPointer, until deadline: UInt64?) throws -> Int? {
+        while true {
+            guard waitReadable(fd, until: deadline) else { return nil }
+            let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            if n >= 0 { return n }
+            if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
+            throw GestureKitError("UDP receive failed: \(errnoText())")
+        }
+    }
+
+    /// Sends one datagram to `address`.
+    func send(_ bytes: UnsafeRawBufferPointer, to address: sockaddr_in) throws {
+        var addr = address
+        while true {
+            let n = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(fd, bytes.baseAddress, bytes.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if n >= 0 { return }
+            if errno == EINTR { continue }
+            throw GestureKitError("UDP send failed: \(errnoText())")
+        }
+    }
+}
+
+/// `bind(2)`, named apart from ``UDPSocket/bind(host:port:)``.
+@inline(__always)
+private func systemBind(_ fd: Int32, _ addr: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
+    #if canImport(Darwin)
+    return Darwin.bind(fd, addr, len)
+    #elseif canImport(Musl)
+    return Musl.bind(fd, addr, len)
+    #else
+    return Glibc.bind(fd, addr, len)
+    #endif
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+@Suite struct SpotterTests {
+    static func push(_ spotter: inout DTWSpotter, _ frames: [[Float]]) -> [(SpotterMatch, reportedAt: Int)] {
+        var out: [(SpotterMatch, Int)] = []
+        for (t, f) in frames.enumerated() {
+            if let m = f.withUnsafeBufferPointer({ spotter.push($0) }) { out.append((m, t)) }
+        }
+        return out
+    }
+
+    /// Two classes (rising and falling ramps), two templates each so that leave-one-out thresholds
+    /// exist (0.25 for both: the templates differ by 0.5 in one frame). An exact copy of a template in
+    /// the stream matches at distance 0 on exactly its frames; the far-away filler never matches.
+    @Test func exactCopiesAreFoundWithTheirFrames() throws {
+        let up: [[Float]] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4.5]]
+        let down: [[Float]] = [[4, 3, 2, 1, 0], [4.5, 3, 2, 1, 0]]
+        var dtw = DTWClassifier(variant: .dependent, nullRejection: 1)
+        try dtw.train((up + down).map { TimeSeries(channels: [$0]) }, labels: [0, 0, 1, 1], classes: ["up", "down"])
+        #expect(dtw.model!.rejection.thresholds == [0.25, 0.25])
+        let filler = [Float](repeating: 20, count: 10)
+        let stream = (filler + up[0] + filler + down[0] + filler.prefix(5)).map { [$0] }
+        var spotter = try DTWSpotter(classifier: dtw)
+        let found = Self.push(&spotter, stream)
+        #expect(found.map(\.0) == [SpotterMatch(classIndex: 0, distance: 0, start: 10, end: 14),
+                                   SpotterMatch(classIndex: 1, distance: 0, start: 25, end: 29)])
+        // Final as soon as nothing overlapping can beat distance 0.
+        #expect(found.map(\.reportedAt) == [14, 29])
+        spotter.reset()
+        #expect(Self.push(&spotter, stream).map(\.0) == found.map(\.0))
+    }
+
+    @Test func refusesClassifiersWhoseTemplatesAreNotInStreamUnits() throws {
+        let s = [TimeSeries(channels: [[0, 1, 2]]), TimeSeries(channels: [[0, 1, 3]])]
+        for c in [DTWClassifier(zNormalize: true, nullRejection: 1), DTWClassifier(resample: 10, nullRejection: 1),
+                  DTWClassifier(variant: .independent, nullRejection: 1), DTWClassifier()] {
+            var c = c
+            try c.train(s, labels: [0, 0], classes: ["a"])
+            #expect(throws: GestureKitError.self) { try DTWSpotter(classifier: c) }
+        }
+        #expect(throws: GestureKitError.self) { try DTWSpotter(classifier: DTWClassifier(nullRejection: 1)) }
+    }
+
+    /// GRT letters: train on 10 of each letter, stream the 5 held-out examples of each letter in a
+    /// shuffled order with 2 s of stillness (200 frames at the ~100 Hz of a mouse, the last sample
+    /// repeated) before, between and after them. Each letter must be reported exactly once, with its
+    /// label, by a match that overlaps it; nothing may be reported inside the still parts.
+    @Test(.enabled(if: DTWTestData.available)) func spotsHeldOutLettersInAStream() throws {
+        let d = try DTWTestData.load("grt/DTWTrainingData.grt")
+        let labels = DTWTestData.labels(d)
+        var train: [Int] = [], held: [Int] = []
+        for c in d.classes.indices {
+            let members = labels.indices.filter { labels[$0] == c }
+            train += members.prefix(10)
+            held += members.dropFirst(10)
+        }
+        var dtw = DTWClassifier(variant: .dependent, nullRejection: 10)
+        try DTWClassifierTests.train(&dtw, d, train)
+        var rng = SeededGenerator(seed: 42)
+        held.shuffle(using: &rng)
+        let still = 200
+        var frames: [[Float]] = []
+        var spans: [(range: Range<Int>, label: Int)] = []
+        for (n, i) in held.enumerated() {
+            let s = d.examples[i].series
+            if n == 0 { frames += Array(repeating: Array(s.frame(0)), count: still) }
+            let begin = frames.count
+            for f in 0..<s.frameCount { frames.append(Array(s.frame(f))) }
+            spans.append((begin..<frames.count, labels[i]))
+            frames += Array(repeating: Array(s.frame(s.frameCount - 1)), count: still)
+        }
+        var spotter = try DTWSpotter(classifier: dtw)
+        let found = Self.push(&spotter, frames).map(\.0)
+        for m in found {
+            let overlapping = spans.filter { $0.range.overlaps(m.start..<(m.end + 1)) }
+            #expect(overlapping.count == 1, "match \(m) overlaps \(overlapping.count) letters")
+        }
+        for (range, label) in spans {
+            let hits = found.filter { range.overlaps($0.start..<($0.end + 1)) }
+            #expect(hits.count == 1, "letter at \(range): \(hits.count) matches")
+            #expect(hits.first?.classIndex == label, "letter at \(range) labelled \(String(describing: hits.first?.classIndex)), is \(label)")
+        }
+    }
+}

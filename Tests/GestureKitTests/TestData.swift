@@ -1,0 +1,27 @@
+import Foundation
+@testable import GestureKit
+
+/// Paths to real recordings used by the tests.
+enum TestData {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let shared = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets")
+    static let bundled = repo.appendingPathComponent("datasets")
+
+    static var hasShared: Bool { FileManager.default.fileExists(atPath: shared.path) }
+
+    static func sharedPath(_ relative: String) -> String { shared.appendingPathComponent(relative).path }
+    static func bundledPath(_ relative: String) -> String { bundled.appendingPathComponent(relative).path }
+
+    static var basicMotionsTrain: String { bundledPath("basicmotions/BasicMotions_TRAIN.ts") }
+    static var basicMotionsTest: String { bundledPath("basicmotions/BasicMotions_TEST.ts") }
+
+    static func temporaryFile(_ name: String) -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("gesturekit-tests-\(ProcessInfo.processInfo.processIdentifier)")
+        try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir.appendingPathComponent(name).path
+    }
+
+    static func spec(_ json: String) throws -> PipelineSpec {
+        try decodeJSON(PipelineSpec.self, from: Data(json.utf8), file: "test spec")
+    }
+}
