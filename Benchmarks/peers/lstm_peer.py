@@ -13,6 +13,7 @@ Workloads (match LSTM.swift):
   Ours: median of "LSTM stream 1000 steps" / 1000.
 """
 import json
+import re
 import os
 import statistics
 import subprocess
@@ -67,24 +68,27 @@ def torch_stream_per_step(rounds=30, steps=1000):
 
 
 def swift_medians():
-    """Runs the LSTM benchmark target and returns {name: median wall clock in seconds}."""
+    """Runs the LSTM benchmark target (OpenBLAS on one thread) and returns {name: median seconds}."""
     bench_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     cmd = ["swift", "package", "--allow-writing-to-package-directory", "benchmark", "--target", "LSTM",
-           "--format", "jmh", "--path", "stdout", "--no-progress", "--quiet"]
-    out = subprocess.run(cmd, cwd=bench_dir, capture_output=True, text=True)
+           "--time-units", "microseconds", "--no-progress"]
+    out = subprocess.run(cmd, cwd=bench_dir, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         sys.exit("swift benchmark failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
-    text = out.stdout
-    start = text.index("[")
-    data, _ = json.JSONDecoder().raw_decode(text[start:])
-    medians = {}
-    for element in data:
-        name = element["benchmark"].split(".")[-1]
-        if "Time (wall clock)" in element.get("primaryMetric", {}).get("scoreUnit", "") or True:
-            pm = element["primaryMetric"]
-            # JMH export reports wall clock in microseconds.
-            medians[name] = pm["scorePercentiles"]["50.0"] * 1e-6
-    return medians, data
+    scale = {"ns": 1e-9, "us": 1e-6, "\u03bcs": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0}
+    medians, name = {}, None
+    for line in out.stdout.splitlines():
+        if line.startswith("LSTM "):
+            name = line.strip()
+        m = re.match(r"\u2502 Time \(wall clock\) \(([^)]+)\)\s*\*?\s*\u2502(.*)", line)
+        if m and name:
+            cols = [c.strip() for c in m.group(2).split("\u2502")]
+            # Columns: p0 p25 p50 p75 p90 p99 p100 samples.
+            medians[name] = float(cols[2].replace(",", "")) * scale[m.group(1)]
+    if len(medians) < 2:
+        sys.exit("could not read the benchmark table:\n" + out.stdout[-3000:])
+    return medians, out.stdout
 
 
 def main():
