@@ -91,7 +91,11 @@ extension Evaluate {
         print("median latency   " + (report.medianLatencyMs.map { String(format: "%.0f ms", $0) } ?? "n/a"))
         for c in report.perClass.keys.sorted() {
             let e = report.perClass[c]!
-            print("  \(c): detected \(e.detected) of \(e.segments) segments, \(e.correctEvents) of \(e.events) events correct")
+            var line = "  \(c): frames \(String(format: "%.3f", Double(e.correctFrames) / Double(max(e.frames, 1)))) of \(e.frames)"
+            if e.segments > 0 || e.events > 0 {
+                line += ", detected \(e.detected) of \(e.segments) segments, \(e.correctEvents) of \(e.events) events correct"
+            }
+            print(line)
         }
     }
 }

@@ -26,10 +26,20 @@ public struct StreamReport: Sendable, Codable, Hashable {
     public var perClass: [String: ClassEvents]
 
     public struct ClassEvents: Sendable, Codable, Hashable {
-        public var segments: Int
-        public var detected: Int
-        public var events: Int
-        public var correctEvents: Int
+        public var segments = 0
+        public var detected = 0
+        public var events = 0
+        public var correctEvents = 0
+        /// Frames of this class in the truth, and how many of them the classifier named right.
+        public var frames = 0
+        public var correctFrames = 0
+    }
+
+    /// Frame accuracy over the frames whose truth is one of `classes`.
+    public func frameAccuracy(of classes: Set<String>) -> Double {
+        let f = perClass.filter { classes.contains($0.key) }.values
+        let n = f.reduce(0) { $0 + $1.frames }
+        return n > 0 ? Double(f.reduce(0) { $0 + $1.correctFrames }) / Double(n) : 0
     }
 
     enum CodingKeys: String, CodingKey {
@@ -65,7 +75,7 @@ extension Evaluation {
         var nullFrames = 0
         var latencies: [Double] = []
         var per: [String: StreamReport.ClassEvents] = [:]
-        for c in eventClasses { per[c] = .init(segments: 0, detected: 0, events: 0, correctEvents: 0) }
+        for c in eventClasses { per[c] = .init() }
 
         for rec in recordings {
             guard rec.series.channelCount == pipeline.channelCount else {
@@ -82,6 +92,10 @@ extension Evaluation {
                     }
                     let predicted = r.lastRawDecision.flatMap { pipeline.label(of: $0) }
                     if predicted == truth[f] { correctFrames += 1 }
+                    if let t = truth[f] {
+                        per[t, default: .init()].frames += 1
+                        if predicted == t { per[t]!.correctFrames += 1 }
+                    }
                     if truth[f] == nil { nullFrames += 1 }
                 }
             }

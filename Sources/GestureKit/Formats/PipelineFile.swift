@@ -4,8 +4,9 @@ import Foundation
 /// `{"format": "gesturekit.pipeline", "version": 1, "checksum": "fnv1a64:…", "pipeline": {…}}`.
 ///
 /// Floats are stored as their exact bits (``PackedFloats``), so a reloaded pipeline predicts
-/// bit-identically. The checksum covers the canonical encoding of `pipeline`; loading re-encodes what
-/// it decoded and compares, so a flipped byte anywhere in the content is caught, not silently used.
+/// bit-identically. The checksum covers the bytes of the `pipeline` value exactly as written (the
+/// last member of the document), so a flipped byte anywhere in the content is caught, not silently
+/// used, and a later release that encodes some value differently still reads older files.
 extension Pipeline: Codable {
     public static let fileFormat = "gesturekit.pipeline"
     public static let fileVersion = 1
@@ -91,7 +92,7 @@ extension Pipeline: Codable {
         let envelope = try decodeJSON(Envelope.self, from: data, file: file)
         guard let pipeline = envelope.pipeline else { throw GestureKitError("missing pipeline", file: file, field: "pipeline") }
         guard let stored = envelope.checksum else { throw GestureKitError("missing checksum", file: file, field: "checksum") }
-        let actual = checksum(try pipeline.canonicalJSON())
+        let actual = checksum(pipelineBytes(of: data))
         guard stored == actual else {
             throw GestureKitError("checksum mismatch (stored \(stored), content gives \(actual)): the file is corrupt or was edited", file: file, field: "checksum")
         }
@@ -121,6 +122,16 @@ extension Pipeline: Codable {
                 throw GestureKitError("produces \(width) features, the classifier was trained on \(training.featureCount)", field: "pipeline.spec.features")
             }
         }
+    }
+
+    /// The bytes of the `pipeline` member as written by ``save(to:)``: from after `"pipeline":` to
+    /// the document's closing brace.
+    static func pipelineBytes(of data: Data) -> Data {
+        guard let key = data.range(of: Data("\"pipeline\":".utf8)) else { return Data() }
+        var end = data.endIndex
+        while end > key.upperBound, [0x20, 0x0A, 0x0D, 0x09].contains(data[end - 1]) { end -= 1 }
+        guard end > key.upperBound, data[end - 1] == UInt8(ascii: "}") else { return Data() }
+        return data[key.upperBound..<(end - 1)]
     }
 
     /// FNV-1a, 64 bit: enough to catch corruption (this is not a signature).
