@@ -79,8 +79,21 @@ import Testing
                 let top = best.indices.min { best[$0] < best[$1] }!
                 #expect(p.classIndex == top)
                 #expect(p.distance == best[top])
-                // Per-class minima agree too: scores are 1/d normalised.
-                let inv = best.map { 1 / $0 }, total = inv.reduce(0, +)
+                // Per-class distances: exact within the score margin, else the margin's lower bound.
+                var searcher = DTWClassifier.Searcher(model: c.model!)
+                let got = pq.values.withUnsafeBufferPointer {
+                    searcher.nearest(model: c.model!, variant: variant, band: band, query: $0.baseAddress!,
+                                     n: pq.frames, excluding: nil, onlyClass: nil)
+                }
+                let margin = DTWClassifier.scoreMargin * best[top]
+                for k in 0..<3 {
+                    if best[k] < margin {
+                        #expect(got[k] == best[k])
+                    } else {
+                        #expect(got[k] == margin && best[k] >= margin)
+                    }
+                }
+                let inv = got.map { 1 / $0 }, total = inv.reduce(0, +)
                 for k in 0..<3 { #expect(abs(p.scores[k] - inv[k] / total) < 1e-5) }
             }
         }

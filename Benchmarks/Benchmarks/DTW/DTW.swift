@@ -18,7 +18,7 @@ func randomSeries(_ frames: Int, _ channels: Int, seed: UInt64) -> TimeSeries {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .nanoseconds,
                                            maxDuration: .seconds(3), maxIterations: 100_000)
 
     Benchmark("DTW distance 6ch x 100 full window") { benchmark in
@@ -30,7 +30,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("DTW 1-NN BasicMotions 40 test vs 40 train full window",
-              configuration: .init(timeUnits: .milliseconds)) { benchmark in
+              configuration: .init(timeUnits: .microseconds)) { benchmark in
         guard let train = try? Dataset.load(datasets + "/basicmotions/BasicMotions_TRAIN.ts"),
               let test = try? Dataset.load(datasets + "/basicmotions/BasicMotions_TEST.ts") else { return }
         var dtw = DTWClassifier(variant: .dependent)
@@ -43,7 +43,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("DTW training DTWTrainingData (letters config)",
-              configuration: .init(timeUnits: .milliseconds)) { benchmark in
+              configuration: .init(timeUnits: .microseconds)) { benchmark in
         guard let d = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return }
         let series = d.examples.map(\.series), labels = d.labelIndices.map { $0! }
         benchmark.startMeasurement()
@@ -56,7 +56,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("DTW training DTWTrainingData raw full window",
-              configuration: .init(timeUnits: .milliseconds)) { benchmark in
+              configuration: .init(timeUnits: .microseconds)) { benchmark in
         guard let d = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return }
         let series = d.examples.map(\.series), labels = d.labelIndices.map { $0! }
         benchmark.startMeasurement()

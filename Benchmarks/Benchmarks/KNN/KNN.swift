@@ -27,12 +27,12 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     Benchmark("kNN batch predict acc-orientation 1526 queries",
-              configuration: .init(timeUnits: .milliseconds)) { benchmark in
+              configuration: .init(timeUnits: .microseconds)) { benchmark in
         for _ in benchmark.scaledIterations { blackHole(model.predict(batch: vectors)) }
     }
 
     Benchmark("kNN training acc-orientation (LOO null rejection)",
-              configuration: .init(timeUnits: .milliseconds)) { benchmark in
+              configuration: .init(timeUnits: .microseconds)) { benchmark in
         for _ in benchmark.scaledIterations {
             var k = KNNClassifier(k: .fixed(10), nullRejection: 10)
             try? k.train(vectors, labels: labels, classes: d.classes)

@@ -171,7 +171,7 @@ public struct DTWClassifier: SequenceClassifier {
     private func pairwise(_ model: Model, _ members: [Int]) -> [Float] {
         let k = members.count
         var d = [Float](repeating: 0, count: k * k)
-        var rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+        var rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
         model.templates.withUnsafeBufferPointer { t in
             rows.withUnsafeMutableBufferPointer { r in
                 let base = t.baseAddress!, s = r.baseAddress!
@@ -279,72 +279,99 @@ public struct DTWClassifier: SequenceClassifier {
         }
     }
 
+    /// Classes are searched exactly only within this factor of the nearest template: a class whose
+    /// templates are all farther is reported at `scoreMargin * nearest` (a lower bound on its true
+    /// distance), which lets the search abandon those alignments early. The winning class and its
+    /// distance are always exact.
+    static let scoreMargin: Float = 2
+
     /// Scratch for one search: allocated once per prediction, reused for every template.
     struct Searcher {
         var rows: [Float]
         var bounds: [Float]
+        var keys: [Float]
         var order: [Int]
 
         init(model: Model) {
-            rows = [Float](repeating: 0, count: 3 * (model.maxLength + 1))
+            rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
             bounds = [Float](repeating: 0, count: model.lengths.count)
+            keys = bounds
             order = Array(model.lengths.indices)
         }
 
-        /// The DTW distance from the query to the nearest template of each class (`.infinity` for
-        /// classes with no eligible template). Templates are visited in order of their lower bound and
-        /// skipped once the bound reaches their class's best so far; alignments abandon at that best.
+        /// The DTW distance from the query to the nearest template of each class within
+        /// `margin` times the overall nearest; classes farther than that get `margin * nearest`, a
+        /// lower bound of their distance; classes with no eligible template get `.infinity`.
+        ///
+        /// Pruning: LB_Kim and LB_Keogh skip templates that cannot beat their cutoff; for equal
+        /// lengths the lock-step distance (the diagonal path, inside every band) is an upper bound
+        /// that orders the search (likely nearest first) and caps every cutoff from the start;
+        /// alignments abandon as soon as a row exceeds the cutoff.
         mutating func nearest(model: Model, variant: DTWVariant, band: DTWBand, query: UnsafePointer<Float>, n: Int,
-                              excluding: Int?, onlyClass: Int?) -> [Float] {
-            var best = [Float](repeating: .infinity, count: model.classes.count)
+                              excluding: Int?, onlyClass: Int?, margin: Float = DTWClassifier.scoreMargin) -> [Float] {
+            let classCount = model.classes.count
+            var best = [Float](repeating: .infinity, count: classCount)
+            var upper = best
+            var eligible = [Bool](repeating: false, count: classCount)
+            var found = eligible
             let c = model.channels
             let haveEnvelopes = !model.upper.isEmpty
+            var count = 0
             model.templates.withUnsafeBufferPointer { tp in
                 model.upper.withUnsafeBufferPointer { up in
                     model.lower.withUnsafeBufferPointer { lp in
-                        bounds.withUnsafeMutableBufferPointer { lb in
-                            let t0 = tp.baseAddress!
-                            var count = 0
-                            for t in model.lengths.indices {
-                                if t == excluding { continue }
-                                if let onlyClass, model.labels[t] != onlyClass { continue }
-                                let m = model.lengths[t], off = model.offsets[t]
-                                var bound = DTWKernel.lbKim(a: query, n: n, b: t0 + off, m: m, channels: c)
-                                if haveEnvelopes, m == n {
-                                    bound = max(bound, DTWKernel.lbKeogh(a: query, n: n, upper: up.baseAddress! + off,
-                                                                         lower: lp.baseAddress! + off, channels: c,
-                                                                         cutoff: .infinity))
-                                }
-                                lb[t] = bound
-                                order[count] = t
-                                count += 1
+                        let t0 = tp.baseAddress!
+                        for t in model.lengths.indices {
+                            let cls = model.labels[t]
+                            if t == excluding { continue }
+                            if let onlyClass, cls != onlyClass { continue }
+                            eligible[cls] = true
+                            let m = model.lengths[t], off = model.offsets[t]
+                            var bound = DTWKernel.lbKim(a: query, n: n, b: t0 + off, m: m, channels: c)
+                            if haveEnvelopes, m == n {
+                                bound = max(bound, DTWKernel.lbKeogh(a: query, n: n, upper: up.baseAddress! + off,
+                                                                     lower: lp.baseAddress! + off, channels: c,
+                                                                     cutoff: .infinity))
                             }
-                            order.withUnsafeMutableBufferPointer { o in
-                                // Insertion sort: template counts are small and this allocates nothing.
-                                for i in 1..<max(count, 1) {
-                                    let v = o[i]
-                                    var j = i
-                                    while j > 0, lb[o[j - 1]] > lb[v] { o[j] = o[j - 1]; j -= 1 }
-                                    o[j] = v
-                                }
-                                rows.withUnsafeMutableBufferPointer { r in
-                                    let rp = r.baseAddress!
-                                    var worst = Float.infinity  // max over classes of best; bounds beyond it end the search
-                                    for i in 0..<count {
-                                        let t = o[i]
-                                        if lb[t] >= worst { break }
-                                        let cls = model.labels[t]
-                                        if lb[t] >= best[cls] { continue }
-                                        let d = DTWClassifier.align(variant, band, query, n, t0 + model.offsets[t],
-                                                                    model.lengths[t], c, best[cls], rp, model.maxLength)
-                                        if d < best[cls] {
-                                            best[cls] = d
-                                            worst = best.max()!
-                                        }
-                                    }
+                            bounds[t] = bound
+                            if m == n {
+                                let e = DTWKernel.lockStep(a: query, b: t0 + off, n: n, channels: c)
+                                keys[t] = e
+                                // Slack for rounding, so the best template is never abandoned.
+                                upper[cls] = min(upper[cls], e * 1.0001 + Float.leastNormalMagnitude)
+                            } else {
+                                keys[t] = bound
+                            }
+                            order[count] = t
+                            count += 1
+                        }
+                        // Insertion sort by key: template counts are small and this allocates nothing.
+                        for i in 1..<max(count, 1) {
+                            let v = order[i]
+                            var j = i
+                            while j > 0, keys[order[j - 1]] > keys[v] { order[j] = order[j - 1]; j -= 1 }
+                            order[j] = v
+                        }
+                        var nearest = upper.min() ?? .infinity  // an upper bound of the overall nearest
+                        rows.withUnsafeMutableBufferPointer { r in
+                            let rp = r.baseAddress!
+                            for i in 0..<count {
+                                let t = order[i], cls = model.labels[t]
+                                let cut = min(best[cls], upper[cls], margin * nearest)
+                                if bounds[t] >= cut { continue }
+                                let d = DTWClassifier.align(variant, band, query, n, t0 + model.offsets[t],
+                                                            model.lengths[t], c, cut, rp, model.maxLength)
+                                if d < best[cls] {
+                                    best[cls] = d
+                                    found[cls] = true
+                                    nearest = min(nearest, d)
                                 }
                             }
                         }
+                        // Every template of such a class was skipped or abandoned at a cutoff of at least
+                        // margin * nearest (an upper-bound cutoff cannot lose the class's best template).
+                        let reached = best.min() ?? .infinity
+                        for cls in 0..<classCount where eligible[cls] && !found[cls] { best[cls] = margin * reached }
                     }
                 }
             }

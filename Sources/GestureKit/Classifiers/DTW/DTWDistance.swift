@@ -52,7 +52,7 @@ public struct DTWDistance: Sendable {
     public mutating func distance(_ a: TimeSeries, _ b: TimeSeries, cutoff: Float = .infinity) -> Float {
         precondition(a.channelCount == b.channelCount, "DTWDistance: \(a.channelCount) vs \(b.channelCount) channels")
         let n = a.frameCount, m = b.frameCount, c = a.channelCount
-        let need = (n + m) * c + 3 * (m + 1)
+        let need = (n + m) * c + DTWKernel.scratchCount(m)
         if scratch.count < need { scratch = [Float](repeating: 0, count: need) }
         let window = band.window(n, m) ?? max(n, m)
         let variant = self.variant
