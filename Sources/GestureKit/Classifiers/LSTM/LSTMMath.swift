@@ -43,6 +43,14 @@ enum LSTMMath {
         for j in 0..<tanhCount { q[j] = tanh(q[j]) }
     }
 
+    /// Like ``gateActivations(_:sigmoidCount:tanhCount:)`` after adding `bias` (fused: one pass).
+    @inline(__always)
+    static func gateActivations(_ p: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>, sigmoidCount: Int, tanhCount: Int) {
+        for j in 0..<sigmoidCount { p[j] = sigmoid(p[j] + bias[j]) }
+        let q = p + sigmoidCount, qb = bias + sigmoidCount
+        for j in 0..<tanhCount { q[j] = tanh(q[j] + qb[j]) }
+    }
+
     /// The LSTM cell update for one example, gates ordered [i, f, o, g] (already activated):
     /// `c = f * cPrev + i * g`, `tc = tanh(c)`, `h = o * tc`. `cPrev` may alias `c`.
     @inline(__always)

@@ -121,7 +121,7 @@ final class LSTMWorkspace {
     var hidden: [LSTMScratch] = [], masks: [LSTMScratch] = []
     var headIn = LSTMScratch(), headMask = LSTMScratch(), logits = LSTMScratch()
     var dHidden = LSTMScratch(), dGates = LSTMScratch(), dInput = LSTMScratch()
-    var dhNext = LSTMScratch(), dcNext = LSTMScratch(), zeros = LSTMScratch()
+    var dhNext = LSTMScratch(), dcNext = LSTMScratch(), zeros = LSTMScratch(), ones = LSTMScratch()
     var starts: [Int] = [], convColumns: [Int] = []
 
     init(layers: Int) {
@@ -244,9 +244,8 @@ enum LSTMNetwork {
                 for b in 0..<B {
                     let hp = zt + b * Z + I
                     if t == 0 { hp.update(repeating: 0, count: H) } else { hp.update(from: h + ((t - 1) * B + b) * H, count: H) }
-                    (at + b * G).update(from: bias, count: G)
                 }
-                Linalg.gemm(m: G, n: B, k: Z, a: w, lda: G, b: zt, ldb: Z, beta: 1, c: at, ldc: G)
+                Linalg.gemm(m: G, n: B, k: Z, a: w, lda: G, b: zt, ldb: Z, beta: 0, c: at, ldc: G)
                 for b in 0..<B {
                     let r = t * B + b
                     if t < starts[b] {
@@ -255,7 +254,7 @@ enum LSTMNetwork {
                         (h + r * H).update(repeating: 0, count: H)
                         continue
                     }
-                    LSTMMath.gateActivations(a + r * G, sigmoidCount: 3 * H, tanhCount: H)
+                    LSTMMath.gateActivations(a + r * G, bias: bias, sigmoidCount: 3 * H, tanhCount: H)
                     LSTMMath.cell(gates: a + r * G, hidden: H, cPrev: t == 0 ? nil : UnsafePointer(c + (r - B) * H),
                                   c: c + r * H, tc: tc + r * H, out: h + r * H)
                 }
@@ -358,8 +357,12 @@ enum LSTMNetwork {
                 Linalg.gemm(transposeB: .transpose, m: G, n: Z, k: TB, a: dG, lda: G, b: z, ldb: Z,
                             c: grad + layout.lstmWeights[l].lowerBound, ldc: G)
             }
-            let gb = grad + layout.lstmBias[l].lowerBound
-            for r in 0..<TB { let d = dG + r * G; for j in 0..<G { gb[j] += d[j] } }
+            // Bias gradient: the row sums of dG_all, as a GEMV with a vector of ones.
+            if TB > 0 {
+                let ones = ws.ones.get(TB)
+                ones.update(repeating: 1, count: TB)
+                Linalg.gemv(m: G, n: TB, a: dG, lda: G, x: ones, beta: 0, y: grad + layout.lstmBias[l].lowerBound)
+            }
             // Gradient of this layer's inputs, when something below needs it.
             guard l > 0 || s.convolution != nil, TB > 0 else { continue }
             let dX = ws.dInput.get(TB * I)
