@@ -146,3 +146,40 @@ public struct DTWSpotter: Sendable {
         return reported ? cand : nil
     }
 }
+
+extension DTWClassifier: SpottingClassifier {
+    /// Why this classifier cannot spot gestures in a stream, or `nil` when it can (see ``DTWSpotter``).
+    public var spottingProblem: String? {
+        do { _ = try DTWSpotter(classifier: self); return nil } catch let e as GestureKitError {
+            return e.description
+        } catch { return "\(error)" }
+    }
+
+    /// A spotter over this classifier's templates. When the configuration cannot spot (see
+    /// ``spottingProblem``) the spotter is inert and never reports a match.
+    /// - Complexity: O(sum of template lengths) to set up.
+    public func makeSpotter() -> any Spotter { DTWStreamSpotter(spotter: try? DTWSpotter(classifier: self)) }
+}
+
+/// ``DTWSpotter`` behind the pipeline's ``Spotter`` protocol: matches become predictions whose
+/// confidence is how far inside its class's threshold the match fell (1 at distance 0, 0 at the
+/// threshold).
+public struct DTWStreamSpotter: Spotter {
+    public var spotter: DTWSpotter?
+
+    public init(spotter: DTWSpotter?) { self.spotter = spotter }
+
+    public mutating func reset() { spotter?.reset() }
+
+    /// - Complexity: as ``DTWSpotter/push(_:)``; an inert spotter costs nothing.
+    public mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch? {
+        guard let m = spotter?.push(frame), let s = spotter else { return nil }
+        let threshold = s.thresholds[m.classIndex]
+        let confidence = threshold > 0 && threshold.isFinite ? max(0, min(1, 1 - m.distance / threshold)) : 1
+        var scores = [Float](repeating: 0, count: s.thresholds.count)
+        scores[m.classIndex] = confidence
+        return SpotMatch(prediction: Prediction(classIndex: m.classIndex, confidence: confidence, scores: scores,
+                                                distance: m.distance),
+                         start: m.start, end: m.end)
+    }
+}
