@@ -14,10 +14,13 @@ struct Convert: ParsableCommand {
     var output: String
 
     @OptionGroup var data: DatasetFlags
+    @OptionGroup var cut: WindowCutFlag
 
     func run() throws {
         try reportingErrors {
-            let dataset = try Dataset.load(input, options: data.options)
+            var dataset = try Dataset.load(input, options: cut.options(data))
+            // With --window the windows are what the user wants written, not the recordings.
+            if cut.window != nil { dataset.recordings = [] }
             try dataset.write(to: output)
             let what = dataset.recordings.isEmpty ? "\(dataset.examples.count) examples"
                 : "\(dataset.recordings.count) recordings (\(dataset.examples.count) examples)"

@@ -1,36 +1,40 @@
 import ArgumentParser
 import GestureKit
 
-/// How to read recordings: the CSV column choices and which classes to keep.
+/// How to read recordings (the file flags) and which classes, users and null frames to keep.
 struct DataOptions: ParsableArguments {
-    @Option(help: "CSV: the label column (default: label, activity or class).")
-    var labelColumn: String?
-
-    @Option(help: "CSV: the session column (default: session, sessionId or session_id).")
-    var sessionColumn: String?
-
-    @Option(help: "CSV: comma-separated channel columns to use, in this order.")
-    var channels: String?
-
-    @Option(help: "CSV without a header: comma-separated names of all columns.")
-    var columns: String?
+    @OptionGroup var read: DatasetFlags
 
     @Option(help: "Keep only these comma-separated classes (others become unlabelled).")
     var only: String?
 
-    var loadOptions: DatasetLoadOptions {
-        var o = DatasetLoadOptions()
-        o.labelColumn = labelColumn
-        o.sessionColumn = sessionColumn
-        o.channels = channels.map(splitList)
-        o.columns = columns.map(splitList)
-        return o
-    }
+    @Option(help: "Continuous recordings: give unlabelled frames this class name (train it with --rest NAME to report it as null).")
+    var nullAs: String?
+
+    @Option(help: "Keep only the recordings of these comma-separated users.")
+    var users: String?
+
+    @Option(help: "Drop the recordings of these comma-separated users.")
+    var exceptUsers: String?
 
     /// Loads `path`; continuous recordings are cut into `window`s when one is given, else into
     /// labelled segments.
     func load(_ path: String, window: PipelineSpec.Window? = nil) throws -> Dataset {
-        var data = try Dataset.load(path, options: loadOptions)
+        var data = try Dataset.load(path, options: read.options)
+        if users != nil || exceptUsers != nil {
+            let known = Set(data.users + data.recordings.compactMap(\.user))
+            let keep = users.map { Set(splitList($0)) }, drop = Set(exceptUsers.map(splitList) ?? [])
+            let unknown = (keep ?? []).union(drop).subtracting(known)
+            if !unknown.isEmpty {
+                throw GestureKitError("no such users: \(unknown.sorted().joined(separator: ", ")) (users: \(known.sorted().joined(separator: ", ")))", file: path)
+            }
+            func kept(_ u: String?) -> Bool {
+                guard let u else { return keep == nil }
+                return (keep?.contains(u) ?? true) && !drop.contains(u)
+            }
+            data.examples = data.examples.filter { kept($0.user) }
+            data.recordings = data.recordings.filter { kept($0.user) }
+        }
         if let only {
             let keep = splitList(only)
             let unknown = keep.filter { !data.classes.contains($0) }
@@ -45,6 +49,13 @@ struct DataOptions: ParsableArguments {
             }
             data.examples = data.examples.filter { $0.label.map(keepSet.contains) ?? false }
             data.classes = data.classes.filter(keepSet.contains)
+        }
+        if let nullAs, !data.recordings.isEmpty {
+            guard !data.classes.contains(nullAs) else {
+                throw GestureKitError("--null-as \(nullAs) is already a class of the data", file: path)
+            }
+            for i in data.recordings.indices { data.recordings[i].labels = data.recordings[i].labels.map { $0 ?? nullAs } }
+            data = Dataset(recordings: data.recordings, cut: .segments, classes: data.classes + [nullAs], source: data.source)
         }
         if let window, !data.recordings.isEmpty {
             data = Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: .majority),

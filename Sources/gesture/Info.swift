@@ -17,6 +17,7 @@ struct Info: ParsableCommand {
     var json = false
 
     @OptionGroup var data: DatasetFlags
+    @OptionGroup var cut: WindowCutFlag
 
     func run() throws {
         try reportingErrors {
@@ -27,7 +28,7 @@ struct Info: ParsableCommand {
     /// Loads the dataset and prints its ``DatasetSummary``.
     func datasetInfo() throws {
         let format = try DatasetFormat.of(path)
-        let dataset = try Dataset.load(path, options: data.options)
+        let dataset = try Dataset.load(path, options: cut.options(data))
         let summary = DatasetSummary(dataset, format: format)
         if json {
             try printJSON(summary)

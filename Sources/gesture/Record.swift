@@ -136,7 +136,7 @@ struct Record: ParsableCommand {
             printStderr("recording \(label) from \(place) (Ctrl-C to stop)")
         }
 
-        var prefix = Array("\(session),\(label),".utf8)
+        let prefix = Array("\(session),\(label),".utf8)
         var line: [UInt8] = []
         line.reserveCapacity(256)
         var written = 0
@@ -182,7 +182,6 @@ struct Record: ParsableCommand {
                 written += 1
             }
         }
-        prefix.removeAll()
         return Summary(output: output, label: label, session: session, channels: reader.channelNames,
                        frames: written, malformed: reader.malformedCount,
                        lastMalformed: reader.lastMalformed?.description, headerWritten: headerWritten)

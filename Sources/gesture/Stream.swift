@@ -36,8 +36,16 @@ struct Stream: ParsableCommand {
     @Option(help: "Print at most this many malformed-line reports (all are counted).")
     var maxReports: Int = 10
 
+    @Option(help: "Stop after this many frames.")
+    var frames: Int?
+
+    @Option(help: "Stop after this many seconds.")
+    var seconds: Double?
+
     func validate() throws {
         if let rate, !(rate > 0) { throw ValidationError("--rate must be positive") }
+        if let frames, frames < 1 { throw ValidationError("--frames must be positive") }
+        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
         if let o = oscOut, parseHostPort(o) == nil { throw ValidationError("--osc-out expects HOST:PORT, got \"\(o)\"") }
     }
 
@@ -50,10 +58,18 @@ struct Stream: ParsableCommand {
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
             var recognizer = current.liveRecognizer()
             var watcher = reload ? FileWatcher(path: pipeline, interval: .milliseconds(200)) : nil
+            printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(current.spec.classifier.kind), \(current.classes.count) classes, channels \(current.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
             let pending = PendingReload()
             var frames = 0, detections = 0, reloads = 0
             let started = Date()
             let out = OutputBuffer()
+            let stop = StopFlag()
+            let signalSources = stop.install()
+            defer { signalSources.forEach { $0.cancel() } }
+            let frameLimit = self.frames ?? .max
+            func timeUp() -> Bool {
+                stop.isSet || (seconds.map { Date().timeIntervalSince(started) >= $0 } ?? false)
+            }
 
             func checkReload() {
                 if watcher?.changed() == true {
@@ -81,7 +97,7 @@ struct Stream: ParsableCommand {
                 }
             }
 
-            while let event = try reader.next(timeout: 0.05) {
+            loop: while frames < frameLimit, let event = try reader.next(timeout: 0.05) {
                 switch event {
                 case .frame(let values):
                     let index = frames
@@ -95,7 +111,10 @@ struct Stream: ParsableCommand {
                             try sender.send(args)
                         }
                     }
-                    if reload && frames & 63 == 0 { checkReload() }
+                    if frames & 63 == 0 {
+                        if reload { checkReload() }
+                        if timeUp() { break loop }
+                    }
                 case .malformed(let bad):
                     if reader.malformedCount <= maxReports {
                         out.flush()
@@ -104,13 +123,14 @@ struct Stream: ParsableCommand {
                 case .idle:
                     out.flush()
                     if reload { checkReload() }
+                    if timeUp() { break loop }
                 }
             }
             out.flush()
-            let seconds = Date().timeIntervalSince(started)
-            let perSecond: Double = Double(frames) / max(seconds, 1e-9)
+            let elapsed = Date().timeIntervalSince(started)
+            let perSecond: Double = Double(frames) / max(elapsed, 1e-9)
             let counts = "\(frames) frames, \(detections) detections, \(reader.malformedCount) malformed, \(reloads) reloads"
-            printStderr(counts + String(format: " in %.2f s (%.0f frames/s)", seconds, perSecond))
+            printStderr(counts + String(format: " in %.2f s (%.0f frames/s)", elapsed, perSecond))
         }
     }
 

@@ -71,8 +71,8 @@ public struct Dataset: Sendable {
                 examples += r.windows(size: size, hop: hop, labelling: labelling)
             }
         }
-        let labels = recordings.flatMap { $0.labels.compactMap { $0 } }
-        self.init(examples: examples, classes: classes ?? Dataset.classOrder(labels),
+        self.init(examples: examples,
+                  classes: classes ?? Dataset.classOrder(recordings.flatMap { $0.labels.compactMap { $0 } }),
                   channelNames: recordings.first?.series.channelNames,
                   sampleRate: recordings.first?.series.sampleRate, recordings: recordings, source: source)
     }

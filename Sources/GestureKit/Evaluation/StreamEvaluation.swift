@@ -1,7 +1,9 @@
 /// How a pipeline does on a continuous recording replayed frame by frame, as it would run live.
 ///
-/// - Frame accuracy: each frame takes the label of the latest decision (null before the first);
-///   unlabelled frames and the rest class count as null truth.
+/// - Frame accuracy: each frame takes the label of the classifier's latest decision before
+///   post-processing (null before the first), so it measures the classifier; the event scores
+///   measure what a user sees after post-processing. Unlabelled frames and the rest class count as
+///   null truth.
 /// - Events: consecutive detections of one label whose spans touch or overlap form one event. An
 ///   event is correct when it overlaps a true segment of the same label not matched before.
 ///   Precision = correct events / events; recall = matched true segments / true segments.
@@ -70,7 +72,7 @@ extension Evaluation {
                 throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
             }
             let truth: [String?] = rec.labels.map { $0 == pipeline.spec.rest ? nil : $0 }
-            var r = pipeline.recognizer()
+            var r = pipeline.liveRecognizer()
             var detections: [Detection] = []
             let c = rec.series.channelCount
             try rec.series.values.withUnsafeBufferPointer { all in
@@ -78,7 +80,7 @@ extension Evaluation {
                     if let d = try r.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) {
                         detections.append(d)
                     }
-                    let predicted = r.lastDecision.flatMap { pipeline.label(of: $0) }
+                    let predicted = r.lastRawDecision.flatMap { pipeline.label(of: $0) }
                     if predicted == truth[f] { correctFrames += 1 }
                     if truth[f] == nil { nullFrames += 1 }
                 }

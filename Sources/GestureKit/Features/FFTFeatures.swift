@@ -19,8 +19,9 @@ import Foundation
 ///
 /// Output layout: per channel `bands` band energies then the dominant frequency, named
 /// `band0(ch)`, ..., `dominantFrequency(ch)`.
-/// - Complexity: O(channels * N log N) per window; scratch space is stack-allocated
-///   (`withUnsafeTemporaryAllocation`, 3N + 2 Doubles).
+/// - Complexity: O(channels * N log N) per window, with N + L sines and cosines per window (shared by the channels). Scratch
+///   (about 4.5 N + L Doubles) comes from `withUnsafeTemporaryAllocation`: on the stack when small,
+///   otherwise one heap allocation per window (measured: 1 malloc for a 128-frame window on Linux).
 public struct FFTFeatures: FeatureExtractor {
     public enum WindowFunction: String, Sendable, Codable, CaseIterable { case none, hann, hamming }
 
@@ -92,19 +93,30 @@ public struct FFTFeatures: FeatureExtractor {
         }
         let n = RealFFT.paddedLength(l)
         let m = n / 2
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 3 * n + 2) { buf in
-            let signal = UnsafeMutableBufferPointer(rebasing: buf[0..<n])
-            let scratch = UnsafeMutableBufferPointer(rebasing: buf[n..<(2 * n)])
-            let power = UnsafeMutableBufferPointer(rebasing: buf[(2 * n)..<(3 * n + 2)])
+        let scratchCount = RealFFT.scratchCount(n)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: n + scratchCount + (m + 1) + l) { buf in
+            var at = 0
+            func take(_ count: Int) -> UnsafeMutableBufferPointer<Double> {
+                defer { at += count }
+                return UnsafeMutableBufferPointer(rebasing: buf[at..<(at + count)])
+            }
+            let signal = take(n), scratch = take(scratchCount), power = take(m + 1), weights = take(l)
+            for i in 0..<l { weights[i] = weight(i, of: l) }
             for j in 0..<c {
                 var mean = 0.0
                 if removeMean {
                     for i in 0..<l { mean += Double(window[i * c + j]) }
                     mean /= Double(l)
                 }
-                for i in 0..<l { signal[i] = (Double(window[i * c + j]) - mean) * weight(i, of: l) }
+                var finite = true
+                for i in 0..<l {
+                    let x = Double(window[i * c + j])
+                    finite = finite && x.isFinite
+                    signal[i] = (x - mean) * weights[i]
+                }
                 for i in l..<n { signal[i] = 0 }
-                RealFFT.powerSpectrum(UnsafeBufferPointer(signal), count: n, scratch: scratch, power: power)
+                RealFFT.powerSpectrum(UnsafeBufferPointer(signal), count: n, scratch: scratch, power: power,
+                                      twiddlesReady: j > 0)
                 let o = j * per
                 for b in 0..<bands { out[o + b] = 0 }
                 var best = 0, bestPower = 0.0
@@ -117,10 +129,8 @@ public struct FFTFeatures: FeatureExtractor {
                     }
                 }
                 let cycles = Double(best) / Double(n)
-                out[o + bands] = Float(sampleRate.map { cycles * $0 } ?? cycles)
-                if !bestPower.isFinite || power[0].isNaN || (0..<m).contains(where: { power[$0 + 1].isNaN }) {
-                    out[o + bands] = .nan  // non-finite input: say so rather than report bin 0
-                }
+                // Non-finite input: say so rather than report bin 0.
+                out[o + bands] = finite ? Float(sampleRate.map { cycles * $0 } ?? cycles) : .nan
             }
         }
     }

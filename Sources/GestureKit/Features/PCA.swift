@@ -48,6 +48,11 @@ public struct PCA: FeatureTransform {
     }
 
     public func validate() throws {
+        try validateConfiguration()
+        try validateFit()
+    }
+
+    private func validateConfiguration() throws {
         if let k = components, k < 1 { throw GestureKitError("must be at least 1, found \(k)", field: "components") }
         if let f = varianceFraction, !(f > 0 && f <= 1) {
             throw GestureKitError("must be in (0, 1], found \(f)", field: "varianceFraction")
@@ -55,6 +60,9 @@ public struct PCA: FeatureTransform {
         if components != nil && varianceFraction != nil {
             throw GestureKitError("give either \"components\" or \"varianceFraction\", not both", field: "varianceFraction")
         }
+    }
+
+    private func validateFit() throws {
         guard mean != nil || basis != nil || fittedInputs != nil || explainedVariance != nil else { return }
         guard let d = fittedInputs, d > 0 else { throw GestureKitError("missing or not positive", field: "inputCount") }
         guard let mean, let basis, let explainedVariance else {
@@ -74,7 +82,7 @@ public struct PCA: FeatureTransform {
     public var outputCount: Int { explainedVariance?.values.count ?? 0 }
 
     public mutating func fit(_ features: [[Float]]) throws {
-        try validate()
+        try validateConfiguration()  // an earlier fit is replaced, whatever its shape
         guard let d = features.first?.count, d > 0 else {
             throw GestureKitError("no training features", field: "basis")
         }

@@ -13,9 +13,11 @@ enum RealFFT {
         return p
     }
 
-    /// In-place complex FFT (`X[k] = sum x[n] e^{-2 pi i k n / m}`) of `m` values, m a power of two.
+    /// In-place complex FFT (`X[k] = sum x[n] e^{-2 pi i k n / m}`) of `m` values, m a power of two,
+    /// with twiddles read from tables of `cos`/`sin(-2 pi j / n)` for j = 0 ... n/2, where n = 2m.
     /// - Complexity: O(m log m).
-    static func complexFFT(re: UnsafeMutableBufferPointer<Double>, im: UnsafeMutableBufferPointer<Double>, count m: Int) {
+    static func complexFFT(re: UnsafeMutableBufferPointer<Double>, im: UnsafeMutableBufferPointer<Double>, count m: Int,
+                           cos wc: UnsafeMutableBufferPointer<Double>, sin ws: UnsafeMutableBufferPointer<Double>) {
         guard m > 1 else { return }
         // Bit-reversal permutation.
         var j = 0
@@ -25,12 +27,13 @@ enum RealFFT {
             j |= bit
             if i < j { re.swapAt(i, j); im.swapAt(i, j) }
         }
+        let n = 2 * m
         var len = 2
         while len <= m {
             let half = len / 2
-            let step = -2 * Double.pi / Double(len)
+            let stride = n / len  // e^{-2 pi i k / len} = table[k * n / len]
             for k in 0..<half {
-                let wr = cos(step * Double(k)), wi = sin(step * Double(k))
+                let wr = wc[k * stride], wi = ws[k * stride]
                 var start = 0
                 while start < m {
                     let a = start + k, b = a + half
@@ -45,26 +48,38 @@ enum RealFFT {
         }
     }
 
+    /// Scratch values ``powerSpectrum(_:count:scratch:power:)`` needs for length n.
+    static func scratchCount(_ n: Int) -> Int { 2 * n + 2 }
+
     /// Power `|X[k]|^2` of bins k = 0 ... n/2 of the real signal `x` (n a power of two) into `power`
-    /// (n/2 + 1 values). `scratch` holds at least n values.
-    /// - Complexity: O(n log n), no allocation.
+    /// (n/2 + 1 values). `scratch` holds at least ``scratchCount(_:)`` values; its twiddle tables
+    /// are filled unless `twiddlesReady` says an earlier call of the same length left them there.
+    /// - Complexity: O(n log n) (plus n + 2 sines and cosines for the tables), no allocation.
     static func powerSpectrum(_ x: UnsafeBufferPointer<Double>, count n: Int,
                               scratch: UnsafeMutableBufferPointer<Double>,
-                              power: UnsafeMutableBufferPointer<Double>) {
+                              power: UnsafeMutableBufferPointer<Double>, twiddlesReady: Bool = false) {
         precondition(n >= 1 && n & (n - 1) == 0, "RealFFT: \(n) is not a power of two")
+        precondition(scratch.count >= scratchCount(n) && power.count > n / 2, "RealFFT: buffers too small")
         if n == 1 { power[0] = x[0] * x[0]; return }
         let m = n / 2
         let re = UnsafeMutableBufferPointer(rebasing: scratch[0..<m])
         let im = UnsafeMutableBufferPointer(rebasing: scratch[m..<n])
+        let wc = UnsafeMutableBufferPointer(rebasing: scratch[n..<(n + m + 1)])
+        let ws = UnsafeMutableBufferPointer(rebasing: scratch[(n + m + 1)..<(n + 2 * m + 2)])
+        if !twiddlesReady {
+            for k in 0...m {
+                let angle = -2 * Double.pi * Double(k) / Double(n)
+                wc[k] = cos(angle); ws[k] = sin(angle)
+            }
+        }
         for k in 0..<m { re[k] = x[2 * k]; im[k] = x[2 * k + 1] }
-        complexFFT(re: re, im: im, count: m)
+        complexFFT(re: re, im: im, count: m, cos: wc, sin: ws)
         for k in 0...m {
             let a = k % m, b = (m - k) % m
             // E = (Z[k] + conj Z[m-k]) / 2 is the even samples' spectrum, O = (Z[k] - conj Z[m-k]) / 2i the odd.
             let er = (re[a] + re[b]) / 2, ei = (im[a] - im[b]) / 2
             let or = (im[a] + im[b]) / 2, oi = -(re[a] - re[b]) / 2
-            let angle = -2 * Double.pi * Double(k) / Double(n)
-            let wr = cos(angle), wi = sin(angle)
+            let wr = wc[k], wi = ws[k]
             let xr = er + wr * or - wi * oi
             let xi = ei + wr * oi + wi * or
             power[k] = xr * xr + xi * xi

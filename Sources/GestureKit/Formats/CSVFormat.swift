@@ -25,6 +25,7 @@ public enum CSVFormat {
         var isDir: ObjCBool = false
         FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
         var recordings: [Recording] = []
+        var classes: [String] = []
         if isDir.boolValue {
             let files = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [])
                 .filter { $0.lowercased().hasSuffix(".csv") }.sorted()
@@ -33,32 +34,35 @@ public enum CSVFormat {
                 let stem = (f as NSString).deletingPathExtension
                 let user = stem.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
                 let input = try TextInput(path: (path as NSString).appendingPathComponent(f))
-                let more = try parse(input, options: options, defaultSession: stem, user: user)
+                let (more, moreClasses) = try parse(input, options: options, defaultSession: stem, user: user)
+                for c in moreClasses where !classes.contains(c) { classes.append(c) }
                 if let first = recordings.first, let next = more.first,
                    first.series.channelNames != next.series.channelNames {
-                    throw input.error("channels \(next.series.channelNames) differ from \(first.series.channelNames) in the other files")
+                    throw input.error("channels \(next.series.channelNames.map(TextInput.short)) differ from \(first.series.channelNames.map(TextInput.short)) in the other files")
                 }
                 recordings += more
             }
         } else {
             let input = try TextInput(path: path)
-            recordings = try parse(input, options: options,
-                                   defaultSession: (input.name as NSString).deletingPathExtension, user: nil)
+            (recordings, classes) = try parse(input, options: options,
+                                              defaultSession: (input.name as NSString).deletingPathExtension, user: nil)
         }
-        return Dataset(recordings: recordings, cut: options.cut, source: (path as NSString).lastPathComponent)
+        return Dataset(recordings: recordings, cut: options.cut, classes: classes,
+                       source: (path as NSString).lastPathComponent)
     }
 
     /// Reads one CSV file as its recordings, one per session in order of first appearance.
+    /// - Complexity: O(file size).
     public static func readRecordings(_ path: String, options: DatasetLoadOptions = .init()) throws -> [Recording] {
         let input = try TextInput(path: path)
-        return try parse(input, options: options, defaultSession: (input.name as NSString).deletingPathExtension, user: nil)
+        return try parse(input, options: options, defaultSession: (input.name as NSString).deletingPathExtension, user: nil).recordings
     }
 
-    /// Parses CSV text held in memory; `name` is used in error messages.
+    /// Parses CSV text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parseRecordings(_ bytes: [UInt8], name: String,
                                        options: DatasetLoadOptions = .init()) throws -> [Recording] {
         try parse(TextInput(bytes: bytes, name: name), options: options,
-                  defaultSession: (name as NSString).deletingPathExtension, user: nil)
+                  defaultSession: (name as NSString).deletingPathExtension, user: nil).recordings
     }
 
     // MARK: Reading
@@ -69,12 +73,15 @@ public enum CSVFormat {
     private struct Cell { var start: Int; var end: Int; var quoted: Bool }
 
     static func parse(_ input: TextInput, options: DatasetLoadOptions, defaultSession: String,
-                      user fileUser: String?) throws -> [Recording] {
-        try input.checkText(what: "CSV text")
-        return try input.bytes.withUnsafeBufferPointer { buf in
+                      user fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
+        if let rate = options.sampleRate, !(rate > 0 && rate.isFinite) {
+            throw GestureKitError("must be a positive number, got \(rate)", field: "sampleRate")
+        }
+        return try input.reading(what: "CSV text") { try input.bytes.withUnsafeBufferPointer { buf in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { pow10 in
                 try parse(buf, pow10.baseAddress!, input, options, defaultSession, fileUser)
             }
+        }
         }
     }
 
@@ -128,13 +135,13 @@ public enum CSVFormat {
         if let i = columns.firstIndex(of: name) ?? columns.firstIndex(where: { $0.lowercased() == name.lowercased() }) {
             return i
         }
-        throw input.error("no \(what) column named \"\(name)\" (columns: \(columns.prefix(20).joined(separator: ", "))\(columns.count > 20 ? ", ..." : ""))", line: 1)
+        throw input.error("no \(what) column named \"\(TextInput.short(name))\" (columns: \(columns.prefix(20).map(TextInput.short).joined(separator: ", "))\(columns.count > 20 ? ", ..." : ""))", line: 1)
     }
 
     // The hot loop: one pass over the bytes, rows of plain cells parsed in place.
     private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ pow10: UnsafePointer<Double>,
                               _ input: TextInput, _ options: DatasetLoadOptions,
-                              _ defaultSession: String, _ fileUser: String?) throws -> [Recording] {
+                              _ defaultSession: String, _ fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
         let n = b.count
         var pos = 0
         if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { pos = 3 }  // UTF-8 byte order mark
@@ -174,6 +181,8 @@ public enum CSVFormat {
             labelIndex = try column(name, in: columns, input, what: "label")
         } else if let i = find(labelNames, in: columns) {
             labelIndex = i
+        } else if options.columns == nil, columns.contains(where: { DecimalParsing.parseFloat(Array($0.utf8)) != nil }) {
+            throw input.error("the first line looks like data, not a header; name the columns (--columns)", line: 1)
         } else {
             throw input.error("no label column (looked for label, activity, class); name it with --label-column", line: 1)
         }
@@ -190,7 +199,7 @@ public enum CSVFormat {
             for name in picked {
                 let i = try column(name, in: columns, input, what: "channel")
                 guard case .skip = roles[i] else {
-                    throw input.error("column \"\(name)\" is the label/session column, it cannot be a channel", line: 1)
+                    throw input.error("column \"\(TextInput.short(name))\" is the label/session column, it cannot be a channel", line: 1)
                 }
                 roles[i] = .channel(channelNames.count)
                 channelNames.append(columns[i])
@@ -225,6 +234,8 @@ public enum CSVFormat {
         var prevSession = (start: 0, end: -1)   // no previous row yet
         var prevLabel = (start: 0, end: -1)
         var prevLabelValue: String? = nil
+        var classSeen = Set<String>()
+        var classOrder: [String] = []
         let estimate = max(16, (n - pos) / max(1, ncols * 8))
         let frame = UnsafeMutablePointer<Float>.allocate(capacity: nch)
         defer { frame.deallocate() }
@@ -247,54 +258,104 @@ public enum CSVFormat {
             } else {
                 current = builders.count
                 sessionOf[key] = current
+                // Sessions tend to be alike in length: reserve what the previous one needed.
+                let rows = builders.last.map { max(1024, $0.labels.count) } ?? estimate
                 builders.append(Builder(values: [], labels: [], session: key, user: user ?? fileUser))
                 values = []
                 labels = []
-                values.reserveCapacity(builders.count == 1 ? estimate * nch : 1024)
-                labels.reserveCapacity(builders.count == 1 ? estimate : 128)
+                values.reserveCapacity(rows * nch)
+                labels.reserveCapacity(rows)
             }
         }
         if sessionIndex == nil { switchSession(defaultSession, user: nil) }
+        var userTaken = false
 
         let base = b.baseAddress!
-        var cellStarts = [Int](repeating: 0, count: ncols)
-        var cellEnds = [Int](repeating: 0, count: ncols)
+        let cellStarts = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
+        let cellEnds = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
+        let codes = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
+        defer { cellStarts.deallocate(); cellEnds.deallocate(); codes.deallocate() }
+        for k in 0..<ncols { codes[k] = code[k] }
         var quotedRow = [Cell]()
         while pos < n {
-            var end = pos
+            // Fast path: one pass over a plain row, numbers parsed where they stand. Anything
+            // unusual (quotes, a bad cell, a wrong cell count, a blank line) leaves it for the
+            // careful path below, which finds and reports the problem.
+            var i = pos
+            var fast = true
             var hasQuote = false
-            while end < n, base[end] != 10 { if base[end] == 34 { hasQuote = true }; end += 1 }
-            let lineStop = end > pos && base[end - 1] == 13 ? end - 1 : end
-            defer { pos = end + 1; line += 1 }
-            // Blank lines (also the usual one at the end of a file) are skipped.
-            var blank = true
-            for k in pos..<lineStop where base[k] != 32 && base[k] != 9 { blank = false; break }
-            if blank { continue }
-
-            var found = 0
-            if hasQuote {
-                quotedRow = splitCells(b, pos, lineStop, delimiter)
-                found = quotedRow.count
-                if found == ncols {
-                    for (k, c) in quotedRow.enumerated() { cellStarts[k] = c.start; cellEnds[k] = c.end }
-                }
-            } else {
-                var i = pos
-                while true {
-                    var s = i
-                    while i < lineStop, base[i] != delimiter { i += 1 }
+            for k in 0..<ncols {
+                while i < n, base[i] == 32 || base[i] == 9 { i += 1 }
+                let s = i
+                let c = codes[k]
+                if c >= 0, let (v, e) = DecimalParsing.scanFloat(base, i, n, pow10) {
+                    frame[c] = v
+                    i = e
+                    cellStarts[k] = s
+                    cellEnds[k] = e
+                } else {
+                    if i < n, base[i] == 34 { fast = false; hasQuote = true; break }
+                    while i < n {
+                        let ch = base[i]
+                        if ch == delimiter || ch == 10 { break }
+                        i += 1
+                    }
                     var e = i
-                    while s < e, base[s] == 32 || base[s] == 9 { s += 1 }
-                    while e > s, base[e - 1] == 32 || base[e - 1] == 9 { e -= 1 }
-                    if found < ncols { cellStarts[found] = s; cellEnds[found] = e }
-                    found += 1
-                    if i >= lineStop { break }
+                    while e > s, base[e - 1] == 32 || base[e - 1] == 9 || base[e - 1] == 13 { e -= 1 }
+                    cellStarts[k] = s
+                    cellEnds[k] = e
+                    if c >= 0 {
+                        guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else { fast = false; break }
+                        frame[c] = v
+                    }
+                }
+                while i < n, base[i] == 32 || base[i] == 9 || base[i] == 13 { i += 1 }
+                if k < ncols - 1 {
+                    guard i < n, base[i] == delimiter else { fast = false; break }
                     i += 1
+                } else {
+                    guard i >= n || base[i] == 10 else { fast = false; break }
                 }
             }
-            guard found == ncols else {
-                throw input.error("expected \(ncols) columns, found \(found)", line: line)
+            if !fast {
+                var end = pos
+                while end < n, base[end] != 10 { if base[end] == 34 { hasQuote = true }; end += 1 }
+                i = end
+                let lineStop = end > pos && base[end - 1] == 13 ? end - 1 : end
+                var blank = true
+                for k in pos..<lineStop where base[k] != 32 && base[k] != 9 { blank = false; break }
+                if blank { pos = end + 1; line += 1; continue }
+                var found = 0
+                if hasQuote {
+                    quotedRow = splitCells(b, pos, lineStop, delimiter)
+                    found = quotedRow.count
+                    if found == ncols {
+                        for (k, c) in quotedRow.enumerated() { cellStarts[k] = c.start; cellEnds[k] = c.end }
+                    }
+                } else {
+                    for c in splitCells(b, pos, lineStop, delimiter) {
+                        if found < ncols { cellStarts[found] = c.start; cellEnds[found] = c.end }
+                        found += 1
+                    }
+                }
+                guard found == ncols else {
+                    throw input.error("expected \(ncols) columns, found \(found)", line: line)
+                }
+                for k in 0..<ncols where codes[k] >= 0 {
+                    let s = cellStarts[k], e = cellEnds[k]
+                    guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else {
+                        let cell = UnsafeBufferPointer(start: base + s, count: e - s)
+                        if s == e { throw input.error("empty value (missing values are not supported)", line: line, field: columns[k]) }
+                        if DecimalParsing.parseFloat(cell) != nil {
+                            throw input.error("\(TextInput.quote(cell)) is not a finite number", line: line, field: columns[k])
+                        }
+                        throw input.error("expected a number, found \(TextInput.quote(cell))", line: line, field: columns[k])
+                    }
+                    frame[codes[k]] = v
+                }
             }
+            let end = i
+            defer { pos = end + 1; line += 1 }
             // Session first, so the frame goes to the right recording.
             if let si = sessionIndex {
                 let s = cellStarts[si], e = cellEnds[si]
@@ -305,28 +366,20 @@ public enum CSVFormat {
                     switchSession(key, user: user)
                     prevSession = (s, e)
                 }
-            } else if current >= 0, builders[current].user == nil, let ui = userIndex {
+            } else if let ui = userIndex, !userTaken {
+                // Without sessions the file is one recording: its user is the first row's.
                 builders[current].user = String(decoding: UnsafeBufferPointer(start: base + cellStarts[ui], count: cellEnds[ui] - cellStarts[ui]), as: UTF8.self)
+                userTaken = true
             }
             for k in 0..<ncols {
-                let c = code[k]
-                if c >= 0 {
-                    let s = cellStarts[k], e = cellEnds[k]
-                    guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else {
-                        let cell = UnsafeBufferPointer(start: base + s, count: e - s)
-                        if s == e { throw input.error("empty value (missing values are not supported)", line: line, field: columns[k]) }
-                        if DecimalParsing.parseFloat(cell) != nil {
-                            throw input.error("\(TextInput.quote(cell)) is not a finite number", line: line, field: columns[k])
-                        }
-                        throw input.error("expected a number, found \(TextInput.quote(cell))", line: line, field: columns[k])
-                    }
-                    frame[c] = v
-                } else if c == -3 {
+                let c = codes[k]
+                if c == -3 {
                     let s = cellStarts[k], e = cellEnds[k]
                     if !same(prevLabel, s, e) {
                         prevLabelValue = s == e ? nil
                             : hasQuote ? text(b, quotedRow[k]) : String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
                         prevLabel = hasQuote ? (0, -1) : (s, e)
+                        if let l = prevLabelValue, classSeen.insert(l).inserted { classOrder.append(l) }
                     }
                     labels.append(prevLabelValue)
                 }
@@ -338,11 +391,12 @@ public enum CSVFormat {
             builders[current].labels = labels
         }
         let recordings = builders.filter { !$0.labels.isEmpty }.map { bld in
-            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames),
+            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames,
+                                         sampleRate: options.sampleRate),
                       labels: bld.labels, session: bld.session, user: bld.user)
         }
         guard !recordings.isEmpty else { throw input.error("no data rows", line: line - 1) }
-        return recordings
+        return (recordings, classOrder)
     }
 
     // MARK: Writing
@@ -356,7 +410,7 @@ public enum CSVFormat {
         try writeAtomically(encode(dataset), to: path)
     }
 
-    /// The CSV text ``write(_:to:)`` writes.
+    /// The CSV text ``write(_:to:)`` writes. - Complexity: O(values).
     public static func encode(_ dataset: Dataset) -> [UInt8] {
         let withUser = dataset.recordings.isEmpty ? dataset.examples.contains { $0.user != nil }
             : dataset.recordings.contains { $0.user != nil }

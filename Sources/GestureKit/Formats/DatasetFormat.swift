@@ -15,14 +15,18 @@ public struct DatasetLoadOptions: Sendable, Hashable {
     public var columns: [String]?
     /// How continuous recordings (CSV, HAPT, GRT continuous files) become examples.
     public var cut: Dataset.Cut = .segments
+    /// Samples per second, for sources that do not record it (CSV, .ts, .grt); when set it is
+    /// given to every example and recording. `nil` keeps what the file says (HAPT: 50), if anything.
+    public var sampleRate: Double?
 
     public init(labelColumn: String? = nil, sessionColumn: String? = nil, channels: [String]? = nil,
-                columns: [String]? = nil, cut: Dataset.Cut = .segments) {
+                columns: [String]? = nil, cut: Dataset.Cut = .segments, sampleRate: Double? = nil) {
         self.labelColumn = labelColumn
         self.sessionColumn = sessionColumn
         self.channels = channels
         self.columns = columns
         self.cut = cut
+        self.sampleRate = sampleRate
     }
 }
 
@@ -80,12 +84,22 @@ extension Dataset {
     /// - Throws: ``GestureKitError`` naming the file, 1-based line and field of the first problem.
     /// - Complexity: O(file size); one pass over the bytes, no `String` per numeric cell.
     public static func load(_ path: String, options: DatasetLoadOptions = .init()) throws -> Dataset {
-        switch try DatasetFormat.of(path) {
-        case .csv: return try CSVFormat.read(path, options: options)
-        case .grt: return try GRTFormat.read(path, cut: options.cut)
-        case .ts: return try TSFormat.read(path)
-        case .hapt: return try HAPTFormat.read(path, cut: options.cut)
+        if let rate = options.sampleRate, !(rate > 0 && rate.isFinite) {
+            throw GestureKitError("must be a positive number, got \(rate)", file: path, field: "sampleRate")
         }
+        var d: Dataset
+        switch try DatasetFormat.of(path) {
+        case .csv: d = try CSVFormat.read(path, options: options)
+        case .grt: d = try GRTFormat.read(path, cut: options.cut)
+        case .ts: d = try TSFormat.read(path)
+        case .hapt: d = try HAPTFormat.read(path, cut: options.cut)
+        }
+        if let rate = options.sampleRate {
+            d.sampleRate = rate
+            for i in d.examples.indices { d.examples[i].series.sampleRate = rate }
+            for i in d.recordings.indices { d.recordings[i].series.sampleRate = rate }
+        }
+        return d
     }
 
     /// Writes by extension: `.csv` (a recording CSV with per-row labels), `.grt` (the GRT

@@ -96,6 +96,118 @@ enum DecimalParsing {
         return slowFloat(base, count)
     }
 
+    /// The fast path alone, reading a number that starts at `start` and stops at the first byte
+    /// that cannot continue it: `(value, end)`, or `nil` when the text needs the careful path
+    /// (no digits, more than 19 digits, a large exponent, a Float midpoint, not finite).
+    /// Callers check that the byte at `end` is a separator.
+    /// - Complexity: O(digits), no allocation.
+    @inline(__always)
+    static func scanFloat(_ base: UnsafePointer<UInt8>, _ start: Int, _ limit: Int,
+                          _ pow10: UnsafePointer<Double>) -> (Float, Int)? {
+        var i = start
+        var negative = false
+        if i < limit, base[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        var mantissa: UInt64 = 0
+        var digits = digitRun(base, &i, limit, &mantissa)
+        var exp10 = 0
+        if i < limit, base[i] == UInt8(ascii: ".") {
+            i += 1
+            let fractionDigits = digitRun(base, &i, limit, &mantissa)
+            exp10 = -fractionDigits
+            digits += fractionDigits
+        }
+        // Up to 19 digits (leading zeros included) fit a UInt64 exactly.
+        guard digits > 0, digits <= 19 else { return nil }
+        if i < limit, base[i] | 0x20 == UInt8(ascii: "e") {
+            i += 1
+            var expNegative = false
+            if i < limit, base[i] == UInt8(ascii: "-") || base[i] == UInt8(ascii: "+") {
+                expNegative = base[i] == UInt8(ascii: "-")
+                i += 1
+            }
+            let expStart = i
+            var e = 0
+            while i < limit, i - expStart < 4 {
+                let d = base[i] &- 48
+                if d >= 10 { break }
+                e = e * 10 + Int(d)
+                i += 1
+            }
+            guard i > expStart, i == limit || base[i] &- 48 >= 10 else { return nil }
+            exp10 += expNegative ? -e : e
+        }
+        if mantissa == 0 { return (negative ? -0.0 : 0.0, i) }
+        guard mantissa < (1 << 53), exp10 >= -22, exp10 <= 22 else { return nil }
+        let d = exp10 < 0 ? Double(mantissa) / pow10[-exp10] : Double(mantissa) * pow10[exp10]
+        let bits = d.bitPattern
+        let biased = Int(truncatingIfNeeded: bits >> 52) & 0x7FF
+        guard biased >= 897, biased <= 1150, bits & 0x1FFF_FFFF != 0x1000_0000 else { return nil }
+        let f = Float(d)
+        guard f.isFinite else { return nil }
+        return (negative ? -f : f, i)
+    }
+
+    /// Appends the decimal digits at `i` to `mantissa` (wrapping; callers reject more than 19
+    /// digits) and returns how many there were. Eight bytes at a time where the buffer allows
+    /// (SWAR: find the first non-digit byte, then combine the digits with three multiplications).
+    @inline(__always)
+    static func digitRun(_ base: UnsafePointer<UInt8>, _ i: inout Int, _ limit: Int, _ mantissa: inout UInt64) -> Int {
+        var count = 0
+        #if _endian(little)
+        while i + 8 <= limit {
+            let y = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) ^ 0x3030_3030_3030_3030
+            // A byte is a digit iff y < 10; bytes >= 10 get their top bit set (carries can only
+            // start at a non-digit byte, so they never hide the first one).
+            let nonDigit = (y | (y &+ 0x7676_7676_7676_7676)) & 0x8080_8080_8080_8080
+            if nonDigit == 0 {
+                mantissa = mantissa &* 100_000_000 &+ eightDigits(y)
+                i += 8
+                count += 8
+                continue
+            }
+            let k = nonDigit.trailingZeroBitCount >> 3
+            if k > 0 {
+                // Shift the k digits to the top; the zero bytes below are leading zeros.
+                mantissa = mantissa &* smallPowerOfTen(k) &+ eightDigits(y << UInt64((8 - k) * 8))
+                i += k
+                count += k
+            }
+            return count
+        }
+        #endif
+        while i < limit {
+            let d = base[i] &- 48
+            if d >= 10 { break }
+            mantissa = mantissa &* 10 &+ UInt64(d)
+            i += 1
+            count += 1
+        }
+        return count
+    }
+
+    /// The number written by eight digit values, first digit in the lowest byte.
+    @inline(__always)
+    static func eightDigits(_ y: UInt64) -> UInt64 {
+        let v = (y &* 10) &+ (y >> 8)  // byte pairs -> 2-digit values
+        let mask: UInt64 = 0x0000_00FF_0000_00FF
+        let mul1: UInt64 = 0x000F_4240_0000_0064  // 100 + (1_000_000 << 32)
+        let mul2: UInt64 = 0x0000_2710_0000_0001  // 1 + (10_000 << 32)
+        return (((v & mask) &* mul1) &+ (((v >> 16) & mask) &* mul2)) >> 32
+    }
+
+    @inline(__always)
+    static func smallPowerOfTen(_ k: Int) -> UInt64 {
+        switch k {
+        case 1: 10
+        case 2: 100
+        case 3: 1000
+        case 4: 10000
+        case 5: 100_000
+        case 6: 1_000_000
+        default: 10_000_000
+        }
+    }
+
     /// `strtof` on a NUL-terminated copy; `nil` unless every byte is consumed.
     @inline(never)
     static func slowFloat(_ base: UnsafePointer<UInt8>, _ count: Int) -> Float? {

@@ -25,18 +25,18 @@ public enum GRTFormat {
         try parse(TextInput(path: path), cut: cut)
     }
 
-    /// Parses `.grt` text held in memory; `name` is used in error messages.
+    /// Parses `.grt` text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parse(_ bytes: [UInt8], name: String, cut: Dataset.Cut = .segments) throws -> Dataset {
         try parse(TextInput(bytes: bytes, name: name), cut: cut)
     }
 
     static func parse(_ input: TextInput, cut: Dataset.Cut) throws -> Dataset {
-        try input.checkText(what: "a GRT file")
-        return try input.bytes.withUnsafeBufferPointer { b in
+        return try input.reading(what: "a GRT file") { try input.bytes.withUnsafeBufferPointer { b in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
                 var t = Tokens(b: b, pow10: p.baseAddress!, input: input)
                 return try parse(&t, cut: cut)
             }
+        }
         }
     }
 
@@ -96,6 +96,8 @@ public enum GRTFormat {
             guard let v = DecimalParsing.parseUInt(b.baseAddress! + r.lowerBound, r.count) else {
                 throw error("expected a whole number, found \(TextInput.quote(b[r]))", field: field)
             }
+            // No count can exceed the bytes of the file; checking keeps reservations sane.
+            guard v <= b.count else { throw error("\(v) is more than a \(b.count)-byte file can hold", field: field) }
             return v
         }
 
@@ -143,7 +145,7 @@ public enum GRTFormat {
         }
         h.dimensions = try t.count("NumDimensions")
         guard h.dimensions > 0 else { throw t.error("must be at least 1", field: "NumDimensions") }
-        let source = t.input.name
+        let source = (t.input.name as NSString).lastPathComponent
         switch format {
         case classificationHeader: return try readClassification(&t, h, source: source)
         case timeSeriesHeader: return try readTimeSeries(&t, h, source: source)
@@ -235,6 +237,9 @@ public enum GRTFormat {
             seen[id, default: 0] += 1
             try t.expect("TimeSeriesLength:")
             let length = try t.count("TimeSeriesLength")
+            guard length <= t.b.count / h.dimensions else {
+                throw t.error("\(length) frames of \(h.dimensions) values are more than the file holds", field: "TimeSeriesLength")
+            }
             try t.expect("TimeSeriesData:")
             var values: [Float] = []
             values.reserveCapacity(length * h.dimensions)
@@ -251,6 +256,9 @@ public enum GRTFormat {
     static func readContinuous(_ t: inout Tokens, _ h: Header, cut: Dataset.Cut, source: String) throws -> Dataset {
         try t.expect("TotalNumSamples:")
         let n = try t.count("TotalNumSamples")
+        guard n <= t.b.count / h.dimensions else {
+            throw t.error("\(n) samples of \(h.dimensions) values are more than the file holds", field: "TotalNumSamples")
+        }
         try t.expect("NumberOfClasses:")
         let k = try t.count("NumberOfClasses")
         try t.expect("ClassIDsAndCounters:")
@@ -325,6 +333,7 @@ public enum GRTFormat {
     }
 
     /// The `.grt` text ``write(_:to:)`` writes; `name` is used in error messages.
+    /// - Complexity: O(values).
     public static func encode(_ dataset: Dataset, name: String = "dataset.grt") throws -> [UInt8] {
         let examplesAreRecordings = dataset.recordings.count == dataset.examples.count && zip(dataset.recordings, dataset.examples).allSatisfy { r, e in
             r.labels.allSatisfy { $0 != nil && $0 == e.label } && r.series == e.series

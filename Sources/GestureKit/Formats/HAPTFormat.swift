@@ -31,7 +31,8 @@ public enum HAPTFormat {
         }
         let activityNames = try readActivityNames(((folder as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent("activity_labels.txt"))
-        let segments = try readLabels((folder as NSString).appendingPathComponent("labels.txt"))
+        let labelsPath = (folder as NSString).appendingPathComponent("labels.txt")
+        let segments = try readLabels(labelsPath)
 
         struct Experiment { var exp: Int; var user: Int; var acc: String; var gyro: String }
         var experiments: [Experiment] = []
@@ -39,9 +40,9 @@ public enum HAPTFormat {
             let gyro = "gyro" + f.dropFirst(3)
             let parts = f.dropFirst(7).dropLast(4).split(separator: "_")
             guard parts.count == 2, let exp = Int(parts[0]), parts[1].hasPrefix("user"), let user = Int(parts[1].dropFirst(4)) else {
-                throw GestureKitError("file name is not acc_expXX_userYY.txt", file: f)
+                throw GestureKitError("file name is not acc_expXX_userYY.txt", file: (folder as NSString).appendingPathComponent(f))
             }
-            guard names.contains(gyro) else { throw GestureKitError("no matching \(gyro)", file: f) }
+            guard names.contains(gyro) else { throw GestureKitError("no matching \(gyro)", file: (folder as NSString).appendingPathComponent(f)) }
             experiments.append(Experiment(exp: exp, user: user, acc: f, gyro: gyro))
         }
         experiments.sort { $0.exp < $1.exp }
@@ -51,7 +52,7 @@ public enum HAPTFormat {
             let acc = try readTriples((folder as NSString).appendingPathComponent(e.acc))
             let gyro = try readTriples((folder as NSString).appendingPathComponent(e.gyro))
             guard acc.count == gyro.count else {
-                throw GestureKitError("\(acc.count / 3) samples but \(e.gyro) has \(gyro.count / 3)", file: e.acc)
+                throw GestureKitError("\(acc.count / 3) samples but \(e.gyro) has \(gyro.count / 3)", file: (folder as NSString).appendingPathComponent(e.acc))
             }
             let frames = acc.count / 3
             var values = [Float](repeating: 0, count: frames * 6)
@@ -64,10 +65,10 @@ public enum HAPTFormat {
             var labels = [String?](repeating: nil, count: frames)
             for s in segments where s.exp == e.exp {
                 guard s.user == e.user else {
-                    throw GestureKitError("experiment \(e.exp) belongs to user \(s.user) here but the files say user \(e.user)", file: "labels.txt", line: s.line)
+                    throw GestureKitError("experiment \(e.exp) belongs to user \(s.user) here but the files say user \(e.user)", file: labelsPath, line: s.line)
                 }
                 guard s.start >= 1, s.start <= s.end, s.end <= frames else {
-                    throw GestureKitError("segment \(s.start)-\(s.end) lies outside the \(frames) samples of \(e.acc)", file: "labels.txt", line: s.line)
+                    throw GestureKitError("segment \(s.start)-\(s.end) lies outside the \(frames) samples of \(e.acc)", file: labelsPath, line: s.line)
                 }
                 let name = activityNames[s.activity] ?? String(s.activity)
                 for i in (s.start - 1)..<s.end { labels[i] = name }
@@ -119,8 +120,7 @@ public enum HAPTFormat {
     /// A file of lines holding three white-space separated numbers, as one flat array.
     static func readTriples(_ path: String) throws -> [Float] {
         let input = try TextInput(path: path)
-        try input.checkText(what: "3 numbers per line")
-        return try input.bytes.withUnsafeBufferPointer { b in
+        return try input.reading(what: "3 numbers per line") { try input.bytes.withUnsafeBufferPointer { b in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
                 let base = b.baseAddress!, n = b.count
                 var out: [Float] = []
@@ -146,6 +146,7 @@ public enum HAPTFormat {
                 }
                 return out
             }
+        }
         }
     }
 }

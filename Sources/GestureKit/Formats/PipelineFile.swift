@@ -141,7 +141,9 @@ public func writeAtomically(_ data: Data, to path: String) throws {
     let dir = url.deletingLastPathComponent()
     let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
     do {
-        FileManager.default.createFile(atPath: tmp.path, contents: nil)
+        guard FileManager.default.createFile(atPath: tmp.path, contents: nil) else {
+            throw GestureKitError("cannot create a file in \(dir.path)", file: path)
+        }
         let h = try FileHandle(forWritingTo: tmp)
         try h.write(contentsOf: data)
         try h.synchronize()

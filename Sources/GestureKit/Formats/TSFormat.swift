@@ -28,17 +28,17 @@ public enum TSFormat {
         try parse(TextInput(path: path))
     }
 
-    /// Parses `.ts` text held in memory; `name` is used in error messages.
+    /// Parses `.ts` text held in memory; `name` is used in error messages. - Complexity: O(bytes).
     public static func parse(_ bytes: [UInt8], name: String) throws -> Dataset {
         try parse(TextInput(bytes: bytes, name: name))
     }
 
     static func parse(_ input: TextInput) throws -> Dataset {
-        try input.checkText(what: "a .ts file")
-        return try input.bytes.withUnsafeBufferPointer { b in
+        return try input.reading(what: "a .ts file") { try input.bytes.withUnsafeBufferPointer { b in
             try DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
                 try parse(b, p.baseAddress!, input)
             }
+        }
         }
     }
 
@@ -148,7 +148,7 @@ public enum TSFormat {
             var length: Int? = nil
             for (k, (fs, fe)) in fields.enumerated() {
                 var values: [Float] = []
-                values.reserveCapacity(seriesLength ?? 64)
+                values.reserveCapacity(min(seriesLength ?? 64, fe - fs + 1))
                 var cs = fs
                 for i in fs...fe where i == fe || base[i] == UInt8(ascii: ",") {
                     var a = cs, z = i
@@ -179,7 +179,7 @@ public enum TSFormat {
         guard inData else { throw input.error("no @data line", line: max(line, 1)) }
         guard !examples.isEmpty else { throw input.error("no data after @data", line: max(line, 1)) }
         return Dataset(examples: examples, classes: hasLabels == true ? declaredClasses : [],
-                       channelNames: TimeSeries.defaultNames(dataDims ?? 1), source: problemName ?? input.name)
+                       channelNames: TimeSeries.defaultNames(dataDims ?? 1), source: problemName ?? (input.name as NSString).lastPathComponent)
     }
 
     // MARK: Writing
@@ -191,6 +191,7 @@ public enum TSFormat {
     }
 
     /// The `.ts` text ``write(_:to:)`` writes; `name` is used in error messages.
+    /// - Complexity: O(values).
     public static func encode(_ dataset: Dataset, name: String = "dataset.ts") throws -> [UInt8] {
         guard !dataset.examples.isEmpty else { throw GestureKitError("no examples to write", file: name) }
         if dataset.examples.contains(where: { $0.label == nil }) {

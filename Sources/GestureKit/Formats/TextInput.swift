@@ -1,4 +1,9 @@
 import Foundation
+#if canImport(Darwin)
+import Darwin
+#else
+import Glibc
+#endif
 
 /// A whole text file in memory, with helpers the readers share: errors that name the file and
 /// line, a short quotation of bad cells, and a guard against binary files.
@@ -13,27 +18,73 @@ struct TextInput {
     }
 
     /// Reads `path`, failing with a ``GestureKitError`` naming it when it cannot be read.
+    /// Messages name the file by the path as given.
     init(path: String) throws {
-        let name = (path as NSString).lastPathComponent
+        let name = path
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
             throw GestureKitError("no such file", file: path)
         }
         if isDir.boolValue { throw GestureKitError("is a folder, expected a file", file: path) }
-        guard let data = FileManager.default.contents(atPath: path) else {
+        guard let bytes = TextInput.readAll(path) else {
             throw GestureKitError("cannot read the file", file: path)
         }
-        self.init(bytes: [UInt8](data), name: name)
+        self.init(bytes: bytes, name: name)
+    }
+
+    /// The whole file read straight into an array (no intermediate `Data` copy).
+    static func readAll(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        let size = Int(st.st_size)
+        var failed = false
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buf, count in
+            var done = 0
+            while done < size {
+                let r = read(fd, buf.baseAddress! + done, size - done)
+                if r < 0 { if errno == EINTR { continue }; failed = true; break }
+                if r == 0 { break }
+                done += r
+            }
+            count = done
+        }
+        if failed { return nil }
+        // Files that report no size (pipes, /proc) are read to the end in blocks.
+        if size == 0 {
+            var block = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let r = block.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 65536) }
+                if r < 0 { if errno == EINTR { continue }; return nil }
+                if r == 0 { break }
+                bytes.append(contentsOf: block[0..<r])
+            }
+        }
+        return bytes
     }
 
     func error(_ message: String, line: Int? = nil, field: String? = nil) -> GestureKitError {
         GestureKitError(message, file: name, line: line, field: field)
     }
 
+    /// Runs a reader; when it fails on a file that is not text at all, reports that instead, so
+    /// the check costs nothing on good files.
+    func reading<T>(what: String, _ body: () throws -> T) throws -> T {
+        if bytes.isEmpty { throw error("empty file, expected \(what)", line: 1) }
+        do {
+            return try body()
+        } catch {
+            try checkText(what: what)
+            throw error
+        }
+    }
+
     /// Throws when the file is empty, or holds NUL bytes or other control characters that text
     /// formats never contain (a binary file given by mistake).
     func checkText(what: String) throws {
-        if bytes.isEmpty { throw error("empty file, expected \(what)") }
+        if bytes.isEmpty { throw error("empty file, expected \(what)", line: 1) }
         var line = 1
         for b in bytes {
             if b == 10 { line += 1; continue }
@@ -49,6 +100,9 @@ struct TextInput {
         for i in 0..<min(offset, bytes.count) where bytes[i] == 10 { n += 1 }
         return n
     }
+
+    /// A name cut to 40 characters for a message.
+    static func short(_ s: String) -> String { s.count > 40 ? String(s.prefix(40)) + "..." : s }
 
     /// A quotation of bytes for a message, cut to 40 characters so a huge cell stays one short line.
     static func quote<C: Collection>(_ cell: C) -> String where C.Element == UInt8 {

@@ -100,7 +100,21 @@ public struct Pipeline: Sendable {
         var featureCount = 0
         switch spec.classifier {
         case .sequence(var classifier):
+            if let log, var lstm = classifier as? LSTMClassifier {
+                lstm.progress = { r in
+                    var line = String(format: "epoch %3d  loss %.4f  accuracy %.3f", r.epoch, r.loss, r.accuracy)
+                    if let vl = r.validationLoss, let va = r.validationAccuracy {
+                        line += String(format: "  validation loss %.4f  accuracy %.3f", vl, va)
+                    }
+                    log(line + String(format: "  lr %.2g  %.2f s", Double(r.learningRate), r.seconds))
+                }
+                classifier = lstm
+            }
             try classifier.train(inputs, labels: inputLabels, classes: classes, groups: inputGroups)
+            if var lstm = classifier as? LSTMClassifier {
+                lstm.progress = nil
+                classifier = lstm
+            }
             spec.classifier = .sequence(classifier)
         case .vector(var classifier):
             for i in spec.extractors.indices {
@@ -155,7 +169,7 @@ public struct Pipeline: Sendable {
 
     /// Whether a whole-example pipeline can still decide live (its classifier spots gestures).
     public var supportsSpotting: Bool {
-        if case .sequence(let c) = spec.classifier { return c is any SpottingClassifier }
+        if case .sequence(let c) = spec.classifier, let s = c as? any SpottingClassifier { return s.makeSpotter() != nil }
         return false
     }
 

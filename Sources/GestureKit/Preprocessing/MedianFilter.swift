@@ -58,7 +58,7 @@ public struct MedianFilter: Preprocessor {
 
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
         let c = frame.count
-        if last.count != c { channels = c; reset() }
+        if last.count != c || ring.count != max(window, 1) * c { channels = c; reset() }
         let w = max(window, 1)
         let pos = position, wasPrimed = primed
         ring.withUnsafeMutableBufferPointer { ring in
@@ -76,7 +76,7 @@ public struct MedianFilter: Preprocessor {
                             // Find the leaving value (values are finite, so == finds it), then slide
                             // neighbours over until the new value fits.
                             var i = 0
-                            while sorted[base + i] != old { i += 1 }
+                            while i < w - 1 && sorted[base + i] != old { i += 1 }
                             while i > 0 && sorted[base + i - 1] > x {
                                 sorted[base + i] = sorted[base + i - 1]; i -= 1
                             }

@@ -61,7 +61,7 @@ public struct MovingAverage: Preprocessor {
     /// - Complexity: amortised O(channels).
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
         let c = frame.count
-        if last.count != c { channels = c; reset() }
+        if last.count != c || ring.count != max(window, 1) * c { channels = c; reset() }
         let w = max(window, 1)
         let pos = position
         let wasPrimed = primed

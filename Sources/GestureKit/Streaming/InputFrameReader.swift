@@ -205,6 +205,7 @@ public final class FrameReader: FrameSource {
     ///   network source: forever), 0 only takes what is already available.
     /// - Returns: nil when a file/stdin has ended or the reader was closed.
     /// - Throws: ``GestureKitError`` for a header that lacks an expected channel, or a read error.
+    /// - Complexity: O(bytes consumed) plus the wait; no allocation per frame.
     public func next(timeout: Double? = nil) throws -> FrameEvent? {
         let deadline = timeout.map { monotonicNanos() &+ UInt64(max(0, $0) * 1e9) }
         if framePending { return pace(until: deadline) }

@@ -196,8 +196,6 @@ public struct InputLineParser: Sendable {
                     }
                     i += 1
                 }
-                // A line that is only spaces and a trailing comma-less remainder is still one field;
-                // but a line of spaces alone (no comma) never gets here.
             } else {
                 while i < count {
                     while i < count, Self.isSpace(s[i]) { i += 1 }
@@ -213,17 +211,18 @@ public struct InputLineParser: Sendable {
         }
     }
 
-    /// The field as a Float, or nil when it is not entirely a number.
+    /// The field as a Float (surrounding blanks allowed), or nil when it is not entirely a number.
+    /// Parsed like the file readers: exactly the value `Float(String)` gives.
     @inline(__always)
     private func number(field i: Int) -> Float? {
-        let lo = fieldStart[i], hi = fieldEnd[i]
-        if lo == hi { return nil }
+        var lo = fieldStart[i], hi = fieldEnd[i]
         return scratch.withUnsafeBufferPointer { s -> Float? in
-            let base = UnsafeRawPointer(s.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var end: UnsafeMutablePointer<CChar>?
-            let v = strtof(base + lo, &end)
-            guard let end, UnsafeRawPointer(end) == UnsafeRawPointer(base + hi) else { return nil }
-            return v
+            while lo < hi, s[lo] == 0x20 || s[lo] == 0x09 { lo += 1 }
+            while hi > lo, s[hi - 1] == 0x20 || s[hi - 1] == 0x09 || s[hi - 1] == 0x0D { hi -= 1 }
+            if lo == hi { return nil }
+            return DecimalParsing.powersOfTen.withUnsafeBufferPointer { p in
+                DecimalParsing.parseFloat(s.baseAddress! + lo, hi - lo, p.baseAddress!)
+            }
         }
     }
 

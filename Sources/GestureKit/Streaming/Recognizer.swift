@@ -39,6 +39,8 @@ public struct Recognizer: Sendable {
     private var decisions = 0
     /// The post-processed outcome of the latest decision (null included), `nil` before the first.
     public private(set) var lastDecision: Prediction?
+    /// The classifier's latest decision before post-processing, `nil` before the first.
+    public private(set) var lastRawDecision: Prediction?
     /// Whether whole-example pipelines keep every frame for ``finish()``; live streams do not.
     public let keepsHistory: Bool
     private var spotter: (any Spotter)?
@@ -75,6 +77,7 @@ public struct Recognizer: Sendable {
         frameCount = 0
         decisions = 0
         lastDecision = nil
+        lastRawDecision = nil
         spotter?.reset()
         if pipeline.spec.window == nil { buffer.removeAll(keepingCapacity: true) }
         for i in votes.indices { votes[i] = 0; voteConfidence[i] = 0 }
@@ -118,6 +121,7 @@ public struct Recognizer: Sendable {
                 spotter!.push(UnsafeBufferPointer(rebasing: b[base..<(base + channels)]))
             }
             guard let match else { return nil }
+            lastRawDecision = match.prediction
             let decided = postprocess(match.prediction, frame: n)
             lastDecision = decided
             guard let c = decided.classIndex, c != pipeline.restIndex else { return nil }
@@ -136,6 +140,7 @@ public struct Recognizer: Sendable {
         let start = (p + 1) % window.size
         let raw = classify(frames: start..<(start + window.size))
         let decided = postprocess(raw, frame: n)
+        lastRawDecision = raw
         lastDecision = decided
         if let c = decided.classIndex {
             decisions += 1

@@ -1,7 +1,7 @@
 /// JSON form: configuration keys, all optional with the defaults of
 /// ``LSTMClassifier/init(hidden:layers:epochs:batchSize:learningRate:seed:dropout:convolution:weightDecay:clip:validationFraction:patience:schedule:balanceClasses:)``
-/// (`hidden` 64, `layers` 1, `epochs` 150, `batch` 16, `learningRate` 0.005, `seed` 0, `dropout` 0.2,
-/// `convolution` none, `weightDecay` 1e-4, `clip` 1, `validationFraction` 0.2, `patience` 30,
+/// (`hidden` 64, `layers` 1, `epochs` 100, `batch` 8, `learningRate` 0.005, `seed` 0, `dropout` 0.3,
+/// `convolution` `{"filters": 64, "width": 4, "stride": 2}` (`null` for none), `weightDecay` 1e-4, `clip` 1, `validationFraction` 0.2, `patience` 30,
 /// `schedule` "cosine", `balanceClasses` true), so a hand-written spec such as
 /// `{"kind": "lstm", "hidden": 64, "epochs": 40}` decodes. The learned state (`classes`, `channels`,
 /// `inputMean`, `inputStd`, `convWeights`, `convBias`, `lstmWeights`, `lstmBias`, `headWeights`,
@@ -24,7 +24,13 @@ extension LSTMClassifier {
         learningRate = try c.decodeIfPresent(Float.self, forKey: .learningRate) ?? d.learningRate
         seed = try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? d.seed
         dropout = try c.decodeIfPresent(Float.self, forKey: .dropout) ?? d.dropout
-        convolution = try c.decodeIfPresent(Convolution.self, forKey: .convolution) ?? d.convolution
+        if !c.contains(.convolution) {
+            convolution = d.convolution
+        } else if try c.decodeNil(forKey: .convolution) {
+            convolution = nil
+        } else {
+            convolution = try c.decode(Convolution.self, forKey: .convolution)
+        }
         weightDecay = try c.decodeIfPresent(Float.self, forKey: .weightDecay) ?? d.weightDecay
         clip = try c.decodeIfPresent(Float.self, forKey: .clip) ?? d.clip
         validationFraction = try c.decodeIfPresent(Double.self, forKey: .validationFraction) ?? d.validationFraction
@@ -67,7 +73,7 @@ extension LSTMClassifier {
         try c.encode(learningRate, forKey: .learningRate)
         try c.encode(seed, forKey: .seed)
         try c.encode(dropout, forKey: .dropout)
-        try c.encodeIfPresent(convolution, forKey: .convolution)
+        if let convolution { try c.encode(convolution, forKey: .convolution) } else { try c.encodeNil(forKey: .convolution) }
         try c.encode(weightDecay, forKey: .weightDecay)
         try c.encode(clip, forKey: .clip)
         try c.encode(validationFraction, forKey: .validationFraction)

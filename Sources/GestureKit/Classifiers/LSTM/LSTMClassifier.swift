@@ -28,7 +28,7 @@ public struct LSTMClassifier: SequenceClassifier {
         public var width: Int
         public var stride: Int
 
-        public init(filters: Int = 32, width: Int = 4, stride: Int = 2) {
+        public init(filters: Int = 64, width: Int = 4, stride: Int = 2) {
             self.filters = filters
             self.width = width
             self.stride = stride
@@ -36,10 +36,10 @@ public struct LSTMClassifier: SequenceClassifier {
 
         enum CodingKeys: String, CodingKey { case filters, width, stride }
 
-        /// Missing keys take the defaults of ``init(filters:width:stride:)`` (32, 4, 2).
+        /// Missing keys take the defaults of ``init(filters:width:stride:)`` (64, 4, 2).
         public init(from decoder: Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            filters = try c.decodeIfPresent(Int.self, forKey: .filters) ?? 32
+            filters = try c.decodeIfPresent(Int.self, forKey: .filters) ?? 64
             width = try c.decodeIfPresent(Int.self, forKey: .width) ?? 4
             stride = try c.decodeIfPresent(Int.self, forKey: .stride) ?? 2
         }
@@ -59,25 +59,26 @@ public struct LSTMClassifier: SequenceClassifier {
     public var hidden: Int
     /// Stacked LSTM layers, 1 or 2 (`layers`, default 1).
     public var layers: Int
-    /// Maximum passes over the training part (`epochs`, default 150).
+    /// Maximum passes over the training part (`epochs`, default 100).
     public var epochs: Int
-    /// Series per mini-batch (`batch`, default 16).
+    /// Series per mini-batch (`batch`, default 8).
     public var batchSize: Int
     /// Adam step size at the first epoch (`learningRate`, default 0.005).
     public var learningRate: Float
     /// Seed of initialisation, shuffling, dropout and the validation split (`seed`, default 0).
     public var seed: UInt64
-    /// Drop probability on each layer's output, training only (`dropout`, default 0.2).
+    /// Drop probability on each layer's output, training only (`dropout`, default 0.3).
     public var dropout: Float
-    /// Convolution front end, `nil` for none (`convolution`, default none; `{}` gives 32 filters,
-    /// width 4, stride 2).
+    /// Convolution front end, `nil` for none (`convolution`: absent = the default 64 filters of
+    /// width 4, stride 2; `null` = none; an object's missing keys take those defaults).
     public var convolution: Convolution?
     /// Decoupled (AdamW) weight decay per unit learning rate, weights only (`weightDecay`, default 1e-4).
     public var weightDecay: Float
     /// Global gradient-norm limit, 0 for none (`clip`, default 1).
     public var clip: Float
     /// Part of the training examples held out for early stopping, 0 for none (`validationFraction`,
-    /// default 0.2). Ignored (no validation) with fewer than 10 examples.
+    /// default 0.2). No validation part (all epochs run) when it would hold fewer than
+    /// ``minimumValidationExamples`` examples.
     public var validationFraction: Double
     /// Epochs without a better validation loss before stopping (`patience`, default 30).
     public var patience: Int
@@ -107,9 +108,9 @@ public struct LSTMClassifier: SequenceClassifier {
     /// Sizes of the decoded tensors, for ``validate()`` (nil unless decoded from JSON).
     var decodedSizes: [String: Int]? = nil
 
-    public init(hidden: Int = 64, layers: Int = 1, epochs: Int = 150, batchSize: Int = 16,
-                learningRate: Float = 0.005, seed: UInt64 = 0, dropout: Float = 0.2,
-                convolution: Convolution? = nil, weightDecay: Float = 1e-4, clip: Float = 1,
+    public init(hidden: Int = 64, layers: Int = 1, epochs: Int = 100, batchSize: Int = 8,
+                learningRate: Float = 0.005, seed: UInt64 = 0, dropout: Float = 0.3,
+                convolution: Convolution? = Convolution(), weightDecay: Float = 1e-4, clip: Float = 1,
                 validationFraction: Double = 0.2, patience: Int = 30, schedule: Schedule = .cosine,
                 balanceClasses: Bool = true) {
         self.hidden = hidden

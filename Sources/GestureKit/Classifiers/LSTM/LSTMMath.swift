@@ -9,9 +9,14 @@ enum LSTMMath {
     /// e^x for x clamped to [-87, 88].
     @inline(__always)
     static func exp(_ x: Float) -> Float {
-        let x = Swift.min(Swift.max(x, -87), 88)
-        // round(x / ln 2) with the 1.5 * 2^23 trick: no libm call, vectorises with SSE2.
-        let n = (x * 1.442_695_04 + 12_582_912) - 12_582_912
+        var x = x
+        x = x < -87 ? -87 : x
+        x = x > 88 ? 88 : x
+        // k = round(x / ln 2) with the 1.5 * 2^23 trick: the integer sits in the low mantissa bits of
+        // `shifted`, so no (checked, non-vectorisable) float-to-int conversion is needed.
+        let shifted = x * 1.442_695_04 + 12_582_912
+        let n = shifted - 12_582_912
+        let k = Int32(bitPattern: shifted.bitPattern) &- 0x4B40_0000
         let r = x - n * 0.693_359_375 + n * 2.121_944_4e-4
         var p: Float = 1.987_569_15e-4
         p = p * r + 1.398_199_95e-3
@@ -20,7 +25,7 @@ enum LSTMMath {
         p = p * r + 1.666_666_55e-1
         p = p * r + 5.000_000_12e-1
         p = p * r * r + r + 1
-        let scale = Float(bitPattern: UInt32(bitPattern: (Int32(n) &+ 127) &<< 23))
+        let scale = Float(bitPattern: UInt32(bitPattern: (k &+ 127) &<< 23))
         return p * scale
     }
 

@@ -121,7 +121,7 @@ final class LSTMWorkspace {
     var hidden: [LSTMScratch] = [], masks: [LSTMScratch] = []
     var headIn = LSTMScratch(), headMask = LSTMScratch(), logits = LSTMScratch()
     var dHidden = LSTMScratch(), dGates = LSTMScratch(), dInput = LSTMScratch()
-    var dhNext = LSTMScratch(), dcNext = LSTMScratch()
+    var dhNext = LSTMScratch(), dcNext = LSTMScratch(), zeros = LSTMScratch()
     var starts: [Int] = [], convColumns: [Int] = []
 
     init(layers: Int) {
@@ -318,6 +318,7 @@ enum LSTMNetwork {
         }
         let dG = ws.dGates.get(max(TB * G, 1))
         let dhNext = ws.dhNext.get(B * H), dcNext = ws.dcNext.get(B * H)
+        let zeros = ws.zeros.zeroed(H)
         for l in stride(from: L - 1, through: 0, by: -1) {
             let I = s.layerInput(l), Z = I + H
             let z = ws.z[l].pointer, a = ws.gates[l].pointer, c = ws.cells[l].pointer, tc = ws.tanhCells[l].pointer
@@ -332,12 +333,13 @@ enum LSTMNetwork {
                     let gi = a + r * G, gf = gi + H, go = gi + 2 * H, gg = gi + 3 * H
                     let tcr = tc + r * H, dhIn = dH + r * H
                     let dhn = dhNext + b * H, dcn = dcNext + b * H
-                    let cPrev: UnsafePointer<Float>? = t == 0 || t - 1 < starts[b] ? nil : UnsafePointer(c + (r - B) * H)
+                    // Masked steps hold c = 0, so the step before a series' first one reads zeros.
+                    let cPrev = UnsafePointer(t == 0 ? zeros : c + (r - B) * H)
                     for j in 0..<H {
                         let dh = dhIn[j] + dhn[j]
                         let tcv = tcr[j], o = go[j], i = gi[j], f = gf[j], g = gg[j]
                         let dc = dcn[j] + dh * o * (1 - tcv * tcv)
-                        let cp: Float = cPrev?[j] ?? 0
+                        let cp = cPrev[j]
                         dg[j] = dc * g * i * (1 - i)
                         dg[H + j] = dc * cp * f * (1 - f)
                         dg[2 * H + j] = dh * tcv * o * (1 - o)
