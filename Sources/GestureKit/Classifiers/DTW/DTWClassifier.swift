@@ -265,13 +265,14 @@ public struct DTWClassifier: SequenceClassifier {
     @inlinable
     static func align(_ variant: DTWVariant, _ band: DTWBand, _ a: UnsafePointer<Float>, _ n: Int,
                       _ b: UnsafePointer<Float>, _ m: Int, _ channels: Int, _ cutoff: Float,
-                      _ rows: UnsafeMutablePointer<Float>, _ maxLength: Int) -> Float {
+                      _ rows: UnsafeMutablePointer<Float>, _ maxLength: Int,
+                      tail: UnsafePointer<Float>? = nil) -> Float {
         let window = band.window(n, m) ?? max(n, m)
         let stride = max(m, maxLength) + 1
         switch variant {
         case .dependent:
             return DTWKernel.distance(a: a, n: n, b: b, m: m, channels: channels, window: window, cutoff: cutoff,
-                                      prev: rows, curr: rows + stride, cost: rows + 2 * stride)
+                                      prev: rows, curr: rows + stride, cost: rows + 2 * stride, tail: tail)
         case .independent:
             return DTWKernel.independentDistance(a: a, n: n, b: b, m: m, channels: channels, window: window,
                                                  cutoff: cutoff, prev: rows, curr: rows + stride,
@@ -291,12 +292,14 @@ public struct DTWClassifier: SequenceClassifier {
         var bounds: [Float]
         var keys: [Float]
         var order: [Int]
+        var tail: [Float]
 
         init(model: Model) {
             rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
             bounds = [Float](repeating: 0, count: model.lengths.count)
             keys = bounds
             order = Array(model.lengths.indices)
+            tail = [Float](repeating: 0, count: model.maxLength + 1)
         }
 
         /// The DTW distance from the query to the nearest template of each class within
@@ -353,20 +356,30 @@ public struct DTWClassifier: SequenceClassifier {
                             order[j] = v
                         }
                         var nearest = upper.min() ?? .infinity  // an upper bound of the overall nearest
+                        let useTail = haveEnvelopes && variant == .dependent
                         rows.withUnsafeMutableBufferPointer { r in
+                          tail.withUnsafeMutableBufferPointer { tb in
                             let rp = r.baseAddress!
                             for i in 0..<count {
                                 let t = order[i], cls = model.labels[t]
                                 let cut = min(best[cls], upper[cls], margin * nearest)
                                 if bounds[t] >= cut { continue }
-                                let d = DTWClassifier.align(variant, band, query, n, t0 + model.offsets[t],
-                                                            model.lengths[t], c, cut, rp, model.maxLength)
+                                let m = model.lengths[t], off = model.offsets[t]
+                                var tailPointer: UnsafePointer<Float>? = nil
+                                if useTail, m == n {
+                                    DTWKernel.keoghTail(a: query, n: n, upper: up.baseAddress! + off,
+                                                        lower: lp.baseAddress! + off, channels: c, into: tb.baseAddress!)
+                                    tailPointer = UnsafePointer(tb.baseAddress!)
+                                }
+                                let d = DTWClassifier.align(variant, band, query, n, t0 + off, m, c, cut, rp,
+                                                            model.maxLength, tail: tailPointer)
                                 if d < best[cls] {
                                     best[cls] = d
                                     found[cls] = true
                                     nearest = min(nearest, d)
                                 }
                             }
+                          }
                         }
                         // Every template of such a class was skipped or abandoned at a cutoff of at least
                         // margin * nearest (an upper-bound cutoff cannot lose the class's best template).

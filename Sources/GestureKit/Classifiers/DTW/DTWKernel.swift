@@ -37,12 +37,15 @@ enum DTWKernel {
     ///   - b: channel-major `channels x m`.
     ///   - prev, curr: scratch of at least `m + 1` floats each.
     ///   - cost: scratch of at least `4 * (m + 1)` floats.
+    ///   - tail: optional `n + 1` floats, `tail[i]` a lower bound of the cost of rows `i..<n` (the
+    ///     UCR suite's cumulative LB_Keogh), so alignments abandon before the cutoff is reached.
     /// - Complexity: O(n * w * channels) time with `w = min(m, 2 * window + 1)`, O(m) scratch.
     @inlinable
     static func distance(
         a: UnsafePointer<Float>, n: Int, b: UnsafePointer<Float>, m: Int, channels: Int,
         window: Int, cutoff: Float,
-        prev: UnsafeMutablePointer<Float>, curr: UnsafeMutablePointer<Float>, cost: UnsafeMutablePointer<Float>
+        prev: UnsafeMutablePointer<Float>, curr: UnsafeMutablePointer<Float>, cost: UnsafeMutablePointer<Float>,
+        tail: UnsafePointer<Float>? = nil
     ) -> Float {
         guard n > 0, m > 0 else { return n == m ? 0 : .infinity }
         let w = max(window, abs(n - m))
@@ -103,7 +106,8 @@ enum DTWKernel {
                 rowMin = min(rowMin, v3)
             }
             if hi + 2 <= m { for j in (hi + 2)...m { q[j] = inf } }
-            if rowMin > cutoff { return inf }
+            // Rows still to come cost at least their LB_Keogh share (`tail`, when given).
+            if rowMin + (tail?[i + 4] ?? 0) > cutoff { return inf }
             swap(&p, &q)
             i += 4
         }
@@ -126,7 +130,7 @@ enum DTWKernel {
                 rowMin = min(rowMin, v)
             }
             if hi + 2 <= m { for j in (hi + 2)...m { q[j] = inf } }
-            if rowMin > cutoff { return inf }
+            if rowMin + (tail?[i + 1] ?? 0) > cutoff { return inf }
             swap(&p, &q)
             i += 1
         }
@@ -207,6 +211,24 @@ enum DTWKernel {
             if s > cutoff { return s }
         }
         return s
+    }
+
+    /// Cumulative LB_Keogh from the end: `tail[i]` = sum over rows `k >= i` of the squared distance
+    /// from query frame k to the envelope (`tail[n] = 0`).
+    /// - Complexity: O(n * channels).
+    @inlinable
+    static func keoghTail(a: UnsafePointer<Float>, n: Int, upper: UnsafePointer<Float>, lower: UnsafePointer<Float>,
+                          channels: Int, into tail: UnsafeMutablePointer<Float>) {
+        for i in 0...n { tail[i] = 0 }
+        for c in 0..<channels {
+            let ac = a + c * n, uc = upper + c * n, lc = lower + c * n
+            for i in 0..<n {
+                let x = ac[i]
+                let d = max(x - uc[i], 0) + max(lc[i] - x, 0)
+                tail[i] = Relaxed.multiplyAdd(d, d, tail[i])
+            }
+        }
+        if n > 1 { for i in stride(from: n - 2, through: 0, by: -1) { tail[i] += tail[i + 1] } }
     }
 
     /// Upper and lower envelopes of a channel-major series for band half-width `window`.
