@@ -11,7 +11,7 @@ public enum DefaultSpecs {
         case "dtw":
             return #"""
             {
-              "classifier": {"kind": "dtw", "variant": "independent", "nullRejection": 3}
+              "classifier": {"kind": "dtw", "variant": "independent"}
             }
             """#
         case "knn":
