@@ -5,11 +5,26 @@ import Testing
 /// Live spotting through a whole pipeline: held-out G/R/T letters in a stream, separated by 2 s of
 /// still samples (200 at GRT's ~100 Hz), each detected once with its label, nothing in the still parts.
 @Suite(.enabled(if: TestData.hasShared)) struct SpottingPipelineTests {
+    /// The first 10 recordings of each letter train and the last 5 are streamed.
     @Test func heldOutLettersAreEachDetectedOnceThroughTheLiveRecognizer() throws {
+        try spot(reversed: false)
+    }
+
+    /// The other way round: the last 10 train, the first 5 are streamed. Spotting compares raw pixel
+    /// coordinates, and two of these letters were drawn elsewhere on the screen than any template, so
+    /// they go undetected; a known limitation until spotting gets a position-invariant form.
+    @Test func reversedPartitionMissesLettersDrawnElsewhere() throws {
+        withKnownIssue("raw-coordinate spotting is not translation-invariant") {
+            try spot(reversed: true)
+        }
+    }
+
+    func spot(reversed: Bool) throws {
         let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
         var train: [Int] = [], held: [Int] = []
         for c in data.classes {
-            let members = data.examples.indices.filter { data.examples[$0].label == c }
+            var members = data.examples.indices.filter { data.examples[$0].label == c }
+            if reversed { members.reverse() }
             train += members.prefix(10)
             held += members.dropFirst(10)
         }
