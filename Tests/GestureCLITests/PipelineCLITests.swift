@@ -109,6 +109,25 @@ final class LiveProcess: @unchecked Sendable {
         #expect((report["accuracy"] as? Double ?? 0) >= 0.90)
     }
 
+    /// Open set from the command line: trained on two G/R/T letters, the third must come out null.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: CLI.sharedDatasets.path)))
+    func novelLettersAreRejected() throws {
+        let grt = CLI.sharedDatasets.appendingPathComponent("grt/DTWTrainingData.grt").path
+        let spec = CLI.repo.appendingPathComponent("pipelines/grt-letters-classify.json").path
+        for (known, novel) in [("1,2", "3"), ("1,3", "2"), ("2,3", "1")] {
+            let model = path("open-\(novel).gesture")
+            #expect(try CLI.run(["train", grt, "--spec", spec, "--only", known, "-o", model]).status == 0)
+            let r = try CLI.run(["evaluate", model, grt, "--only", novel, "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stderr.contains("count as null truth"))
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let matrix = try #require((report["confusion"] as? [String: Any])?["matrix"] as? [[Int]])
+            let nullRow = try #require(matrix.last)
+            #expect(nullRow.reduce(0, +) == 15)
+            #expect(Double(nullRow.last!) >= 0.9 * 15, "letter \(novel): \(nullRow)")
+        }
+    }
+
     @Test func crossValidationFromTheCommandLine() throws {
         let r = try CLI.run(["evaluate", train, "--classifier", "knn", "--folds", "5", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
