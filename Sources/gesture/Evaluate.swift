@@ -56,7 +56,7 @@ struct Evaluate: ParsableCommand {
             let report: ClassificationReport
             if let folds {
                 let spec = try specOptions.build()
-                let data = try dataOptions.load(inputs[0], window: specOptions.windowSpec)
+                let data = try dataOptions.load(inputs[0], window: spec.window)
                 report = try Evaluation.crossValidate(spec, on: data, folds: folds, groupBy: groupBy,
                                                       seed: UInt64(specOptions.seed ?? 0))
             } else {

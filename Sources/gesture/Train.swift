@@ -18,7 +18,7 @@ struct Train: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let spec = try specOptions.build()
-            let dataset = try dataOptions.load(data, window: specOptions.windowSpec)
+            let dataset = try dataOptions.load(data, window: spec.window)
             let pipeline = try Pipeline.train(spec, on: dataset, log: { printStderr($0) })
             try pipeline.save(to: output)
             let counts = zip(pipeline.classes, pipeline.training.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
