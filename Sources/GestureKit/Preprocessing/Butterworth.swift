@@ -163,6 +163,36 @@ struct ButterworthConfig: Sendable, Equatable {
     }
 }
 
+/// What ``LowPass`` and ``HighPass`` share: the configuration, the designed cascade, and every
+/// stage method but the response they design.
+protocol ButterworthStage: Preprocessor {
+    static var response: ButterworthCascade.Response { get }
+    var config: ButterworthConfig { get set }
+    var filter: ButterworthCascade? { get set }
+}
+
+extension ButterworthStage {
+    public var cutoff: Double? { config.cutoff }
+    public var normalizedCutoff: Double? { config.normalizedCutoff }
+    public var order: Int { config.order }
+    public var sampleRate: Double? { config.sampleRate }
+
+    static func designed(_ config: ButterworthConfig) -> ButterworthCascade? {
+        var filter = try? config.design(response)
+        if let c = config.channels { filter?.reset(channels: c) }
+        return filter
+    }
+
+    public func validate() throws { try config.validate() }
+
+    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
+        if let sampleRate { config.sampleRate = sampleRate }
+        config.channels = channels
+        filter = try config.design(Self.response)
+        reset()
+    }
+}
+
 /// Butterworth low-pass filter per channel (bilinear transform, pre-warped; see ``ButterworthCascade``).
 ///
 /// JSON: `{"kind": "lowPass", "cutoff": 5}`. Keys: `cutoff` (Hz; needs the sample rate, taken from
@@ -173,42 +203,27 @@ struct ButterworthConfig: Sendable, Equatable {
 /// Until a Hz cutoff can be designed (no sample rate known) the stage passes frames unchanged;
 /// `fit` throws in that case, so a trained pipeline never does this.
 /// - Complexity: O(channels * order) per frame, no allocation.
-public struct LowPass: Preprocessor {
+public struct LowPass: ButterworthStage {
     public static let kind = "lowPass"
+    static let response = ButterworthCascade.Response.lowPass
     var config: ButterworthConfig
     var filter: ButterworthCascade?
-
-    public var cutoff: Double? { config.cutoff }
-    public var normalizedCutoff: Double? { config.normalizedCutoff }
-    public var order: Int { config.order }
-    public var sampleRate: Double? { config.sampleRate }
 
     /// - Parameters:
     ///   - cutoff: in Hz (needs `sampleRate` here or in `fit`).
     ///   - normalizedCutoff: as a fraction of the Nyquist frequency.
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
         config = ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order, sampleRate: sampleRate)
-        filter = try? config.design(.lowPass)
+        filter = Self.designed(config)
     }
 
     public init(from decoder: Decoder) throws {
         config = try ButterworthConfig(from: decoder)
-        filter = try? config.design(.lowPass)
-        if let c = config.channels { filter?.reset(channels: c) }
+        filter = Self.designed(config)
     }
 
     public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public func validate() throws { try config.validate() }
-
-    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
-        if let sampleRate { config.sampleRate = sampleRate }
-        config.channels = channels
-        filter = try config.design(.lowPass)
-        reset()
-    }
-
     public mutating func reset() { filter?.reset(channels: config.channels ?? 0) }
-
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) { filter?.process(frame) }
 }
 
@@ -217,38 +232,23 @@ public struct LowPass: Preprocessor {
 /// JSON: `{"kind": "highPass", "cutoff": 0.3}`. Keys as ``LowPass``: `cutoff` (Hz) or
 /// `normalizedCutoff` (fraction of Nyquist), `order` (default 2), `sampleRate`, `channels`.
 /// - Complexity: O(channels * order) per frame, no allocation.
-public struct HighPass: Preprocessor {
+public struct HighPass: ButterworthStage {
     public static let kind = "highPass"
+    static let response = ButterworthCascade.Response.highPass
     var config: ButterworthConfig
     var filter: ButterworthCascade?
 
-    public var cutoff: Double? { config.cutoff }
-    public var normalizedCutoff: Double? { config.normalizedCutoff }
-    public var order: Int { config.order }
-    public var sampleRate: Double? { config.sampleRate }
-
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
         config = ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order, sampleRate: sampleRate)
-        filter = try? config.design(.highPass)
+        filter = Self.designed(config)
     }
 
     public init(from decoder: Decoder) throws {
         config = try ButterworthConfig(from: decoder)
-        filter = try? config.design(.highPass)
-        if let c = config.channels { filter?.reset(channels: c) }
+        filter = Self.designed(config)
     }
 
     public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public func validate() throws { try config.validate() }
-
-    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
-        if let sampleRate { config.sampleRate = sampleRate }
-        config.channels = channels
-        filter = try config.design(.highPass)
-        reset()
-    }
-
     public mutating func reset() { filter?.reset(channels: config.channels ?? 0) }
-
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) { filter?.process(frame) }
 }
