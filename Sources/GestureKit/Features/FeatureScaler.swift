@@ -7,33 +7,19 @@
 /// - Complexity: `fit` O(n d); `transform` O(d), no allocation.
 public struct FeatureScaler: FeatureTransform {
     public static let kind = "scale"
-    public var method: ScalingMethod
-    public private(set) var offsets: PackedFloats?
-    public private(set) var scales: PackedFloats?
-
-    public init(method: ScalingMethod = .zscore) { self.method = method }
-
-    enum CodingKeys: String, CodingKey { case method, offsets, scales }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let m = try c.decodeIfPresent(String.self, forKey: .method) ?? ScalingMethod.zscore.rawValue
-        guard let method = ScalingMethod(rawValue: m) else {
-            throw GestureKitError("unknown method \"\(m)\" (known: zscore, minmax)", field: "method")
-        }
-        self.method = method
-        offsets = try c.decodeIfPresent(PackedFloats.self, forKey: .offsets)
-        scales = try c.decodeIfPresent(PackedFloats.self, forKey: .scales)
+    var parameters: ScalingParameters
+    public var method: ScalingMethod {
+        get { parameters.method }
+        set { parameters.method = newValue }
     }
+    public var offsets: PackedFloats? { parameters.offsets }
+    public var scales: PackedFloats? { parameters.scales }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(method.rawValue, forKey: .method)
-        try c.encodeIfPresent(offsets, forKey: .offsets)
-        try c.encodeIfPresent(scales, forKey: .scales)
-    }
+    public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
+    public init(from decoder: Decoder) throws { parameters = try ScalingParameters(from: decoder) }
+    public func encode(to encoder: Encoder) throws { try parameters.encode(to: encoder) }
 
-    public func validate() throws { try ScalingFit.check(offsets: offsets, scales: scales, count: nil) }
+    public func validate() throws { try parameters.validate() }
 
     public var inputCount: Int { offsets?.values.count ?? 0 }
     public var outputCount: Int { inputCount }
@@ -45,11 +31,9 @@ public struct FeatureScaler: FeatureTransform {
         if let bad = features.firstIndex(where: { $0.count != d }) {
             throw GestureKitError("vector \(bad) has \(features[bad].count) features, expected \(d)", field: "offsets")
         }
-        let fitted = try ScalingFit.fit(method: method, columns: d, field: "offsets") { body in
+        try parameters.fit(columns: d) { body in
             for v in features { v.withUnsafeBufferPointer { body($0) } }
         }
-        offsets = PackedFloats(fitted.offsets)
-        scales = PackedFloats(fitted.scales)
     }
 
     public func transform(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {

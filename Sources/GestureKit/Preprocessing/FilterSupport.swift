@@ -34,6 +34,45 @@ public enum ScalingMethod: String, Sendable, Codable, CaseIterable {
     case minmax
 }
 
+/// The configuration and learned state both scaling stages store, under the same JSON keys:
+/// `method` (`"zscore"` default, `"minmax"`), and once fitted `offsets` and `scales`.
+struct ScalingParameters: Sendable, Hashable, Codable {
+    var method: ScalingMethod
+    var offsets: PackedFloats?
+    var scales: PackedFloats?
+
+    init(method: ScalingMethod) { self.method = method }
+
+    enum CodingKeys: String, CodingKey { case method, offsets, scales }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        let m = try c.decodeIfPresent(String.self, forKey: .method) ?? ScalingMethod.zscore.rawValue
+        guard let method = ScalingMethod(rawValue: m) else {
+            throw GestureKitError("unknown method \"\(m)\" (known: zscore, minmax)", field: "method")
+        }
+        self.method = method
+        offsets = try c.decodeIfPresent(PackedFloats.self, forKey: .offsets)
+        scales = try c.decodeIfPresent(PackedFloats.self, forKey: .scales)
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(method.rawValue, forKey: .method)
+        try c.encodeIfPresent(offsets, forKey: .offsets)
+        try c.encodeIfPresent(scales, forKey: .scales)
+    }
+
+    func validate() throws { try ScalingFit.check(offsets: offsets, scales: scales, count: nil) }
+
+    /// Fits offsets and scales on the rows `rows` hands to its body.
+    mutating func fit(columns: Int, rows: ((UnsafeBufferPointer<Float>) -> Void) -> Void) throws {
+        let fitted = try ScalingFit.fit(method: method, columns: columns, field: "offsets", rows: rows)
+        offsets = PackedFloats(fitted.offsets)
+        scales = PackedFloats(fitted.scales)
+    }
+}
+
 /// Per-column offset and scale learned from training rows: `y = (x - offset) / scale`.
 enum ScalingFit {
     /// - Parameters:

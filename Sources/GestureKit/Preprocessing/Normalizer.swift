@@ -10,41 +10,25 @@
 /// - Complexity: O(channels) per frame; `fit` is O(total training values).
 public struct Normalizer: Preprocessor {
     public static let kind = "normalize"
-    public var method: ScalingMethod
-    public private(set) var offsets: PackedFloats?
-    public private(set) var scales: PackedFloats?
-
-    public init(method: ScalingMethod = .zscore) { self.method = method }
-
-    enum CodingKeys: String, CodingKey { case method, offsets, scales }
-
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let m = try c.decodeIfPresent(String.self, forKey: .method) ?? ScalingMethod.zscore.rawValue
-        guard let method = ScalingMethod(rawValue: m) else {
-            throw GestureKitError("unknown method \"\(m)\" (known: zscore, minmax)", field: "method")
-        }
-        self.method = method
-        offsets = try c.decodeIfPresent(PackedFloats.self, forKey: .offsets)
-        scales = try c.decodeIfPresent(PackedFloats.self, forKey: .scales)
+    var parameters: ScalingParameters
+    public var method: ScalingMethod {
+        get { parameters.method }
+        set { parameters.method = newValue }
     }
+    public var offsets: PackedFloats? { parameters.offsets }
+    public var scales: PackedFloats? { parameters.scales }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(method.rawValue, forKey: .method)
-        try c.encodeIfPresent(offsets, forKey: .offsets)
-        try c.encodeIfPresent(scales, forKey: .scales)
-    }
+    public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
+    public init(from decoder: Decoder) throws { parameters = try ScalingParameters(from: decoder) }
+    public func encode(to encoder: Encoder) throws { try parameters.encode(to: encoder) }
 
-    public func validate() throws {
-        try ScalingFit.check(offsets: offsets, scales: scales, count: nil)
-    }
+    public func validate() throws { try parameters.validate() }
 
     public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
         guard training.contains(where: { $0.frameCount > 0 }) else {
             throw GestureKitError("no training frames to fit the normaliser on", field: "offsets")
         }
-        let fitted = try ScalingFit.fit(method: method, columns: channels, field: "offsets") { body in
+        try parameters.fit(columns: channels) { body in
             for s in training where s.channelCount == channels {
                 s.values.withUnsafeBufferPointer { all in
                     for f in 0..<s.frameCount {
@@ -53,8 +37,6 @@ public struct Normalizer: Preprocessor {
                 }
             }
         }
-        offsets = PackedFloats(fitted.offsets)
-        scales = PackedFloats(fitted.scales)
     }
 
     public mutating func reset() {}
