@@ -62,11 +62,11 @@ struct Evaluate: ParsableCommand {
             } else {
                 let pipeline = try Pipeline.load(inputs[0])
                 let data = try dataOptions.load(inputs[1], window: pipeline.spec.window)
+                report = try Evaluation.evaluate(pipeline, on: data).report
                 let novel = Set(data.examples.compactMap(\.label)).subtracting(pipeline.classes)
                 if !novel.isEmpty {
                     printStderr("note: classes not in the pipeline count as null truth (should be rejected): \(novel.sorted().joined(separator: ", "))")
                 }
-                report = try Evaluation.evaluate(pipeline, on: data).report
             }
             if let plot { try writeAtomically(Data(report.svg.utf8), to: plot) }
             if json { try printJSON(report) } else { print(report.text, terminator: "") }
