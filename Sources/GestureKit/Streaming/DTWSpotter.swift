@@ -16,6 +16,7 @@ public struct SpotterMatch: Sendable, Hashable {
         self.start = start
         self.end = end
     }
+
 }
 
 /// Finds the trained gestures in an unsegmented stream, one frame at a time: subsequence DTW of every
@@ -78,7 +79,7 @@ public struct DTWSpotter: Sendable {
         stateOffsets = so
         distances = [Float](repeating: .infinity, count: total)
         starts = [Int](repeating: 0, count: total)
-        cost = [Float](repeating: 0, count: lengths.max() ?? 0)
+        cost = [Float](repeating: 0, count: 2 * (lengths.max() ?? 0))
     }
 
     /// Forgets the stream: frame numbers restart at 0 and no partial match is kept.
@@ -101,37 +102,29 @@ public struct DTWSpotter: Sendable {
             distances.withUnsafeMutableBufferPointer { dp in
                 starts.withUnsafeMutableBufferPointer { sp in
                     cost.withUnsafeMutableBufferPointer { cp in
-                        for k in lengths.indices {
-                            let m = lengths[k], y = tp.baseAddress! + offsets[k]
-                            let d = dp.baseAddress! + stateOffsets[k], s = sp.baseAddress! + stateOffsets[k]
-                            let cost = cp.baseAddress!
-                            let x0 = x[0]
-                            for i in 0..<m { let e = x0 - y[i]; cost[i] = e * e }
-                            for ch in 1..<max(c, 1) {
-                                let xc = x[ch], yc = y + ch * m
-                                for i in 0..<m { let e = xc - yc[i]; cost[i] += e * e }
+                        let maxLength = cp.count / 2
+                        // Templates advance two at a time: their cell-to-cell chains are independent,
+                        // so the processor overlaps them.
+                        var k = 0
+                        while k < lengths.count {
+                            var a = SpringColumn(k, t, tp, dp, sp, cp.baseAddress!, lengths, offsets, stateOffsets)
+                            a.fillCost(x, channels: c)
+                            if k + 1 < lengths.count {
+                                var b = SpringColumn(k + 1, t, tp, dp, sp, cp.baseAddress! + maxLength, lengths, offsets, stateOffsets)
+                                b.fillCost(x, channels: c)
+                                let shared = min(a.m, b.m)
+                                for i in 0..<shared {
+                                    a.step(i)
+                                    b.step(i)
+                                }
+                                for i in shared..<a.m { a.step(i) }
+                                for i in shared..<b.m { b.step(i) }
+                                Self.consider(b, labels, thresholds, &cand)
+                            } else {
+                                for i in 0..<a.m { a.step(i) }
                             }
-                            // Column t from column t - 1, in place. Row -1 is free (distance 0, starting
-                            // now), which is what lets a match begin at any frame.
-                            var left: Float = 0, leftStart = t
-                            var diag: Float = 0, diagStart = t
-                            for i in 0..<m {
-                                let up = d[i], upStart = s[i]
-                                var best = left, bestStart = leftStart
-                                if diag < best { best = diag; bestStart = diagStart }
-                                if up < best { best = up; bestStart = upStart }
-                                let v = cost[i] + best
-                                d[i] = v
-                                s[i] = bestStart
-                                diag = up
-                                diagStart = upStart
-                                left = v
-                                leftStart = bestStart
-                            }
-                            let whole = d[m - 1], cls = labels[k]
-                            if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity) {
-                                cand = SpotterMatch(classIndex: cls, distance: whole, start: s[m - 1], end: t)
-                            }
+                            Self.consider(a, labels, thresholds, &cand)
+                            k += 2
                         }
                     }
                     // Report the candidate once no overlapping live path can beat it, then drop those paths.
@@ -144,5 +137,76 @@ public struct DTWSpotter: Sendable {
         }
         candidate = reported ? nil : cand
         return reported ? cand : nil
+    }
+
+    /// Takes template `column`'s whole-template distance as the candidate when it is within its
+    /// class's threshold and better than the candidate so far.
+    @inline(__always)
+    private static func consider(_ column: SpringColumn, _ labels: [Int], _ thresholds: [Float], _ cand: inout SpotterMatch?) {
+        let whole = column.d[column.m - 1], cls = labels[column.template]
+        if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity) {
+            cand = SpotterMatch(classIndex: cls, distance: whole, start: column.s[column.m - 1], end: column.t)
+        }
+    }
+}
+
+/// One template's column of the subsequence-DTW matrix, advanced by one stream frame in place.
+struct SpringColumn {
+    let template: Int
+    let t: Int
+    let m: Int
+    let y: UnsafePointer<Float>
+    let d: UnsafeMutablePointer<Float>
+    let s: UnsafeMutablePointer<Int>
+    let cost: UnsafeMutablePointer<Float>
+    // Row -1 is free (distance 0, starting now), which is what lets a match begin at any frame.
+    var left: Float = 0
+    var leftStart: Int
+    var diag: Float = 0
+    var diagStart: Int
+
+    @inline(__always)
+    init(_ k: Int, _ t: Int, _ tp: UnsafeBufferPointer<Float>, _ dp: UnsafeMutableBufferPointer<Float>,
+         _ sp: UnsafeMutableBufferPointer<Int>, _ cost: UnsafeMutablePointer<Float>,
+         _ lengths: [Int], _ offsets: [Int], _ stateOffsets: [Int]) {
+        template = k
+        self.t = t
+        m = lengths[k]
+        y = tp.baseAddress! + offsets[k]
+        d = dp.baseAddress! + stateOffsets[k]
+        s = sp.baseAddress! + stateOffsets[k]
+        self.cost = cost
+        leftStart = t
+        diagStart = t
+    }
+
+    /// Squared Euclidean cost of frame `x` against every template frame (channel-major template).
+    @inline(__always)
+    func fillCost(_ x: UnsafeBufferPointer<Float>, channels c: Int) {
+        let x0 = x[0]
+        for i in 0..<m { let e = x0 - y[i]; cost[i] = e * e }
+        for ch in 1..<max(c, 1) {
+            let xc = x[ch], yc = y + ch * m
+            for i in 0..<m { let e = xc - yc[i]; cost[i] += e * e }
+        }
+    }
+
+    /// Cell `i` of column t from column t - 1. min(diag, up) does not depend on the cell just
+    /// computed, so only one compare and the add stay on the chain from cell to cell. Ties prefer
+    /// left, then diag, then up.
+    @inline(__always)
+    mutating func step(_ i: Int) {
+        let up = d[i], upStart = s[i]
+        let takeUp = up < diag
+        let du = takeUp ? up : diag, duStart = takeUp ? upStart : diagStart
+        let takeDU = du < left
+        let best = takeDU ? du : left, bestStart = takeDU ? duStart : leftStart
+        let v = cost[i] + best
+        d[i] = v
+        s[i] = bestStart
+        diag = up
+        diagStart = upStart
+        left = v
+        leftStart = bestStart
     }
 }
