@@ -63,3 +63,25 @@ import Testing
         #expect(throws: GestureKitError.self) { try p.predict(bad) }
     }
 }
+
+/// A windowed LSTM pipeline decides through interleaved slots that carry LSTM state; each decision
+/// must equal classifying that window from scratch.
+@Suite struct LSTMWindowedRecognizerTests {
+    @Test func slotDecisionsEqualWholeWindowPredictions() throws {
+        let spec = try TestData.spec(#"{"features": {"window": 20, "hop": 5}, "classifier": {"kind": "lstm", "hidden": 12, "epochs": 5}}"#)
+        let p = try Pipeline.train(spec, on: ClassifierConformanceTests.train)
+        guard case .sequence(let classifier) = p.spec.classifier else { Issue.record("expected a sequence classifier"); return }
+        for e in ClassifierConformanceTests.test.examples.prefix(8) {
+            var r = p.liveRecognizer()
+            var decisions = 0
+            for f in 0..<e.series.frameCount {
+                _ = try r.push(Array(e.series.frame(f)))
+                guard f + 1 >= 20, (f + 1 - 20) % 5 == 0 else { continue }
+                let expected = classifier.predict(e.series.frames((f - 19)..<(f + 1)))
+                #expect(r.lastRawDecision?.scores == expected.scores, "frame \(f)")
+                decisions += 1
+            }
+            #expect(decisions == 17)
+        }
+    }
+}

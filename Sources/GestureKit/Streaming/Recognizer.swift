@@ -44,6 +44,9 @@ public struct Recognizer: Sendable {
     /// Whether whole-example pipelines keep every frame for ``finish()``; live streams do not.
     public let keepsHistory: Bool
     private var spotter: (any Spotter)?
+    /// Windowed LSTM pipelines: window / hop interleaved slots, each carrying its LSTM state, so a
+    /// decision costs a few steps per frame instead of a whole window every hop (same results).
+    private var lstmWindows: LSTMWindowStream?
 
     /// - Parameter keepsHistory: keep the frames of a whole-example pipeline so ``finish()`` can
     ///   classify them (batch use). A live stream passes `false`: memory stays flat and decisions
@@ -54,6 +57,10 @@ public struct Recognizer: Sendable {
         if !keepsHistory, pipeline.spec.window == nil, case .sequence(let c) = pipeline.spec.classifier,
            let spotting = c as? any SpottingClassifier {
             spotter = spotting.makeSpotter()
+        }
+        if let w = pipeline.spec.window, w.size % w.hop == 0, case .sequence(let c) = pipeline.spec.classifier,
+           let lstm = c as? LSTMClassifier {
+            lstmWindows = lstm.windowStream(window: w.size, hop: w.hop)
         }
         preprocessors = pipeline.spec.preprocessing
         postprocessors = pipeline.spec.postprocessing
@@ -79,6 +86,7 @@ public struct Recognizer: Sendable {
         lastDecision = nil
         lastRawDecision = nil
         spotter?.reset()
+        lstmWindows?.reset()
         if pipeline.spec.window == nil { buffer.removeAll(keepingCapacity: true) }
         for i in votes.indices { votes[i] = 0; voteConfidence[i] = 0 }
     }
@@ -136,9 +144,19 @@ public struct Recognizer: Sendable {
             let mirror = (p + window.size) * channels
             for c in 0..<channels { b[mirror + c] = f[c] }
         }
-        guard n + 1 >= window.size, (n + 1 - window.size) % window.hop == 0 else { return nil }
-        let start = (p + 1) % window.size
-        let raw = classify(frames: start..<(start + window.size))
+        let raw: Prediction
+        if var slots = lstmWindows.take() {
+            let decision = buffer.withUnsafeBufferPointer { b in
+                slots.step(UnsafeBufferPointer(rebasing: b[(p * channels)..<((p + 1) * channels)]))
+            }
+            lstmWindows = slots
+            guard let decision else { return nil }
+            raw = decision
+        } else {
+            guard n + 1 >= window.size, (n + 1 - window.size) % window.hop == 0 else { return nil }
+            let start = (p + 1) % window.size
+            raw = classify(frames: start..<(start + window.size))
+        }
         let decided = postprocess(raw, frame: n)
         lastRawDecision = raw
         lastDecision = decided
