@@ -140,3 +140,31 @@ enum ScalingFit {
         }
     }
 }
+
+/// The configuration of a filter over the last `window` frames (moving average, median): JSON keys
+/// `window` (default 5, at least 1) and `channels` (learned by `fit`, optional).
+struct WindowedFilterConfig: Sendable, Hashable, Codable {
+    var window: Int
+    var channels: Int?
+
+    init(window: Int) { self.window = window }
+
+    enum CodingKeys: String, CodingKey { case window, channels }
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        window = try c.decodeIfPresent(Int.self, forKey: .window) ?? 5
+        channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(window, forKey: .window)
+        try c.encodeIfPresent(channels, forKey: .channels)
+    }
+
+    func validate() throws {
+        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
+        try FilterSupport.checkChannels(channels)
+    }
+}

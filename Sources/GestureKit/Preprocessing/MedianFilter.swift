@@ -8,8 +8,12 @@
 ///   the leaving value's slot to where the new value belongs), no allocation.
 public struct MedianFilter: Preprocessor {
     public static let kind = "median"
-    public var window: Int
-    public private(set) var channels: Int?
+    var config: WindowedFilterConfig
+    public var window: Int {
+        get { config.window }
+        set { config.window = newValue }
+    }
+    public var channels: Int? { config.channels }
 
     /// Frames in arrival order (ring), `window * channels`.
     private var ring: [Float] = []
@@ -19,31 +23,19 @@ public struct MedianFilter: Preprocessor {
     private var position = 0
     private var primed = false
 
-    public init(window: Int = 5) { self.window = window }
-
-    enum CodingKeys: String, CodingKey { case window, channels }
+    public init(window: Int = 5) { config = WindowedFilterConfig(window: window) }
 
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        window = try c.decodeIfPresent(Int.self, forKey: .window) ?? 5
-        channels = try c.decodeIfPresent(Int.self, forKey: .channels)
-        if channels != nil { reset() }
+        config = try WindowedFilterConfig(from: decoder)
+        if config.channels != nil { reset() }
     }
 
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(window, forKey: .window)
-        try c.encodeIfPresent(channels, forKey: .channels)
-    }
-
-    public func validate() throws {
-        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
-        try FilterSupport.checkChannels(channels)
-    }
+    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
+    public func validate() throws { try config.validate() }
 
     public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
         try validate()
-        self.channels = channels
+        config.channels = channels
         reset()
     }
 
@@ -58,7 +50,7 @@ public struct MedianFilter: Preprocessor {
 
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
         let c = frame.count
-        if last.count != c || ring.count != max(window, 1) * c { channels = c; reset() }
+        if last.count != c || ring.count != max(window, 1) * c { config.channels = c; reset() }
         let w = max(window, 1)
         let pos = position, wasPrimed = primed
         ring.withUnsafeMutableBufferPointer { ring in
