@@ -141,4 +141,34 @@ import Testing
         let z = SeriesPreparation(zNormalize: true).prepare(TimeSeries(channels: [[1, 3], [5, 5]]))
         #expect(z.values == [-1, 1, 0, 0])  // second channel is constant: zeros
     }
+
+    /// Each vector width the processor has (16, 8 and 4 lanes) gives the reference's distance, and
+    /// the same bits as the others: shapes around the lane counts, 1 to 10 channels (past the 8 held
+    /// in registers), bands from 0 to full, and cutoffs just below and at the distance.
+    @Test func vectorWidthsAgreeBitForBit() {
+        let widths = [16, 8, 4].filter { $0 <= DTWKernel.lanes }
+        defer { DTWKernel.limitLanes(16) }
+        var rng = SeededGenerator(seed: 21)
+        for trial in 0..<300 {
+            let n = 1 + Int(rng.next() % 70), m = 1 + Int(rng.next() % 70), c = 1 + Int(rng.next() % 10)
+            let a = Self.random(n, c, &rng), b = Self.random(m, c, &rng)
+            let w: Int? = trial % 3 == 0 ? nil : Int(rng.next() % 20)
+            let band: DTWBand = w.map { .samples($0) } ?? .full
+            var dependent = DTWDistance(variant: .dependent, band: band)
+            var independent = DTWDistance(variant: .independent, band: band)
+            var seen: [[UInt32]] = []
+            for lanes in widths {
+                DTWKernel.limitLanes(lanes)
+                let d = dependent.distance(a, b), i = independent.distance(a, b)
+                #expect(dependent.distance(a, b, cutoff: d) == d)
+                #expect(dependent.distance(a, b, cutoff: d.nextDown) == .infinity || d == 0)
+                #expect(independent.distance(a, b, cutoff: i.nextDown) == .infinity || i == 0)
+                seen.append([d.bitPattern, i.bitPattern])
+            }
+            #expect(Set(seen).count == 1, "trial \(trial) n \(n) m \(m) c \(c) w \(String(describing: w)): \(seen)")
+            let want = Self.reference(a, b, window: w)
+            let got = Double(Float(bitPattern: seen[0][0]))
+            #expect(abs(got - want) <= 1e-4 * max(1, want), "trial \(trial): \(got) vs \(want)")
+        }
+    }
 }

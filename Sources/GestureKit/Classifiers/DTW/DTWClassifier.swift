@@ -171,7 +171,8 @@ public struct DTWClassifier: SequenceClassifier {
     private func pairwise(_ model: Model, _ members: [Int]) -> [Float] {
         let k = members.count
         var d = [Float](repeating: 0, count: k * k)
-        var rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
+        var rows = [Float](repeating: 0, count: DTWKernel.scratchCount(n: model.maxLength, m: model.maxLength,
+                                                                       channels: model.channels))
         model.templates.withUnsafeBufferPointer { t in
             rows.withUnsafeMutableBufferPointer { r in
                 let base = t.baseAddress!, s = r.baseAddress!
@@ -180,7 +181,7 @@ public struct DTWClassifier: SequenceClassifier {
                         let a = members[x], b = members[y]
                         let v = DTWClassifier.align(variant, band, base + model.offsets[a], model.lengths[a],
                                                     base + model.offsets[b], model.lengths[b], model.channels,
-                                                    .infinity, s, model.maxLength)
+                                                    .infinity, s)
                         d[x * k + y] = v
                         d[y * k + x] = v
                     }
@@ -265,18 +266,15 @@ public struct DTWClassifier: SequenceClassifier {
     @inlinable
     static func align(_ variant: DTWVariant, _ band: DTWBand, _ a: UnsafePointer<Float>, _ n: Int,
                       _ b: UnsafePointer<Float>, _ m: Int, _ channels: Int, _ cutoff: Float,
-                      _ rows: UnsafeMutablePointer<Float>, _ maxLength: Int,
-                      tail: UnsafePointer<Float>? = nil) -> Float {
+                      _ scratch: UnsafeMutablePointer<Float>, tail: UnsafePointer<Float>? = nil) -> Float {
         let window = band.window(n, m) ?? max(n, m)
-        let stride = max(m, maxLength) + 1
         switch variant {
         case .dependent:
             return DTWKernel.distance(a: a, n: n, b: b, m: m, channels: channels, window: window, cutoff: cutoff,
-                                      prev: rows, curr: rows + stride, cost: rows + 2 * stride, tail: tail)
+                                      scratch: scratch, tail: tail)
         case .independent:
             return DTWKernel.independentDistance(a: a, n: n, b: b, m: m, channels: channels, window: window,
-                                                 cutoff: cutoff, prev: rows, curr: rows + stride,
-                                                 cost: rows + 2 * stride)
+                                                 cutoff: cutoff, scratch: scratch)
         }
     }
 
@@ -295,7 +293,7 @@ public struct DTWClassifier: SequenceClassifier {
         var tail: [Float]
 
         init(model: Model) {
-            rows = [Float](repeating: 0, count: DTWKernel.scratchCount(model.maxLength))
+            rows = []
             bounds = [Float](repeating: 0, count: model.lengths.count)
             keys = bounds
             order = Array(model.lengths.indices)
@@ -309,7 +307,7 @@ public struct DTWClassifier: SequenceClassifier {
         /// Pruning: LB_Kim and LB_Keogh skip templates that cannot beat their cutoff; for equal
         /// lengths the lock-step distance (the diagonal path, inside every band) is an upper bound
         /// that orders the search (likely nearest first) and caps every cutoff from the start;
-        /// alignments abandon as soon as a row exceeds the cutoff.
+        /// alignments abandon as soon as a block of rows exceeds the cutoff.
         mutating func nearest(model: Model, variant: DTWVariant, band: DTWBand, query: UnsafePointer<Float>, n: Int,
                               excluding: Int?, onlyClass: Int?, margin: Float = DTWClassifier.scoreMargin) -> [Float] {
             let classCount = model.classes.count
@@ -356,6 +354,8 @@ public struct DTWClassifier: SequenceClassifier {
                             order[j] = v
                         }
                         var nearest = upper.min() ?? .infinity  // an upper bound of the overall nearest
+                        let need = DTWKernel.scratchCount(n: n, m: model.maxLength, channels: c)
+                        if rows.count < need { rows = [Float](repeating: 0, count: need) }
                         let useTail = haveEnvelopes && variant == .dependent
                         rows.withUnsafeMutableBufferPointer { r in
                           tail.withUnsafeMutableBufferPointer { tb in
@@ -372,7 +372,7 @@ public struct DTWClassifier: SequenceClassifier {
                                     tailPointer = UnsafePointer(tb.baseAddress!)
                                 }
                                 let d = DTWClassifier.align(variant, band, query, n, t0 + off, m, c, cut, rp,
-                                                            model.maxLength, tail: tailPointer)
+                                                            tail: tailPointer)
                                 if d < best[cls] {
                                     best[cls] = d
                                     found[cls] = true

@@ -52,7 +52,7 @@ public struct DTWDistance: Sendable {
     public mutating func distance(_ a: TimeSeries, _ b: TimeSeries, cutoff: Float = .infinity) -> Float {
         precondition(a.channelCount == b.channelCount, "DTWDistance: \(a.channelCount) vs \(b.channelCount) channels")
         let n = a.frameCount, m = b.frameCount, c = a.channelCount
-        let need = (n + m) * c + DTWKernel.scratchCount(m)
+        let need = (n + m) * c + DTWKernel.scratchCount(n: n, m: m, channels: c)
         if scratch.count < need { scratch = [Float](repeating: 0, count: need) }
         let window = band.window(n, m) ?? max(n, m)
         let variant = self.variant
@@ -67,11 +67,10 @@ public struct DTWDistance: Sendable {
                     switch variant {
                     case .dependent:
                         return DTWKernel.distance(a: ta, n: n, b: tb, m: m, channels: c, window: window, cutoff: cutoff,
-                                                  prev: rows, curr: rows + (m + 1), cost: rows + 2 * (m + 1))
+                                                  scratch: rows)
                     case .independent:
                         return DTWKernel.independentDistance(a: ta, n: n, b: tb, m: m, channels: c, window: window,
-                                                             cutoff: cutoff, prev: rows, curr: rows + (m + 1),
-                                                             cost: rows + 2 * (m + 1))
+                                                             cutoff: cutoff, scratch: rows)
                     }
                 }
             }

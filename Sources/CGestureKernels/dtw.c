@@ -1,0 +1,125 @@
+#include "gk_dtw.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define GK_X86 1
+#include <immintrin.h>
+#endif
+
+// Separate multiplies and adds on every instruction set: a distance is bit-identical whichever
+// variant runs.
+#pragma STDC FP_CONTRACT OFF
+
+static const uint32_t infinityBits = 0x7f800000u;
+
+static inline uint32_t bitsOf(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+// Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the kernel
+// is compiled here once per vector width and chosen at run time.
+#ifdef GK_X86
+#define LANES 16
+#define SUFFIX 512
+#define ATTR __attribute__((target("avx512f")))
+#include "dtw_rows.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+#define LANES 8
+#define SUFFIX 256
+#define ATTR __attribute__((target("avx2")))
+#include "dtw_rows.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+#endif
+#define LANES 4
+#define SUFFIX 128
+#define ATTR
+#include "dtw_rows.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+
+enum { maxLanes = 16 };
+
+static long supportedLanes(void) {
+#ifdef GK_X86
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx2")) return 8;
+#endif
+    return 4;
+}
+
+static _Atomic long lanesLimit = maxLanes;
+
+static long vectorLanes(void) {
+    long lanes = supportedLanes(), limit = lanesLimit;
+    return lanes < limit ? lanes : limit;
+}
+
+long gk_dtw_lanes(void) { return vectorLanes(); }
+
+void gk_dtw_limit_lanes(long lanes) { lanesLimit = lanes < 4 ? 4 : lanes; }
+
+long gk_dtw_scratch_count(long n, long m, long channels) {
+    return (n + maxLanes) * channels + (m + 2 * maxLanes) * channels + 2 * (m + maxLanes + 1);
+}
+
+// Pads the operands into `scratch` (see `rowBlock`) and runs the widest kernel the processor has.
+static float dependent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
+                       const float *tail, float *scratch) {
+    if (n <= 0 || m <= 0) return n == m ? 0.0f : INFINITY;
+    if (!(cutoff >= 0)) return INFINITY;
+    long w = window > labs(n - m) ? window : labs(n - m);
+    const long lanes = vectorLanes();
+    long as = n + lanes, bs = m + 2 * lanes;
+    float *ap = scratch, *br = ap + as * channels, *prev = br + bs * channels, *next = prev + m + lanes + 1;
+    for (long ch = 0; ch < channels; ch++) {
+        const float *ac = a + ch * n, *bc = b + ch * m;
+        float *pa = ap + ch * as, *rb = br + ch * bs;
+        for (long t = 0; t < n; t++) pa[t] = ac[t];
+        for (long t = n; t < as; t++) pa[t] = INFINITY;
+        for (long t = 0; t < lanes; t++) {
+            rb[t] = -INFINITY;
+            rb[lanes + m + t] = -INFINITY;
+        }
+        for (long t = 0; t < m; t++) rb[lanes + t] = bc[m - 1 - t];
+    }
+    for (long j = 0; j < m + lanes + 1; j++) {
+        prev[j] = INFINITY;
+        next[j] = INFINITY;
+    }
+    prev[0] = 0;  // the cell before (0, 0)
+    const int check = cutoff != INFINITY;
+    float d;
+#ifdef GK_X86
+    if (lanes == 16) d = rows512(ap, as, n, br + lanes, bs, m, channels, w, cutoff, tail, prev, next, check);
+    else if (lanes == 8) d = rows256(ap, as, n, br + lanes, bs, m, channels, w, cutoff, tail, prev, next, check);
+    else
+#endif
+        d = rows128(ap, as, n, br + lanes, bs, m, channels, w, cutoff, tail, prev, next, check);
+    return d > cutoff ? INFINITY : d;
+}
+
+float gk_dtw_dependent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
+                       const float *tail, float *scratch) {
+    return dependent(a, n, b, m, channels, window, cutoff, tail, scratch);
+}
+
+float gk_dtw_independent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
+                         float *scratch) {
+    float total = 0;
+    for (long ch = 0; ch < channels; ch++) {
+        total += dependent(a + ch * n, n, b + ch * m, m, 1, window, cutoff - total, NULL, scratch);
+        if (total > cutoff) return INFINITY;
+    }
+    return total;
+}
