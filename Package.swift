@@ -24,9 +24,10 @@ let package = Package(
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
+        .target(name: "CGestureKernels"),
         .target(
             name: "GestureKit",
-            dependencies: blas + [.product(name: "Numerics", package: "swift-numerics")]
+            dependencies: blas + ["CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
         ),
         .executableTarget(
             name: "gesture",

@@ -1,3 +1,4 @@
+import CGestureKernels
 import Foundation
 
 extension LSTMClassifier {
@@ -271,23 +272,17 @@ struct AdamW {
                        decayMask: [Float]) {
         t += 1
         let c1 = 1 - Foundation.pow(beta1, Float(t)), c2 = 1 - Foundation.pow(beta2, Float(t))
-        let b1 = beta1, b2 = beta2, eps = epsilon
         let stepSize = lr / c1
-        let c2root = c2.squareRoot()
         let decay = lr * weightDecay
         let n = theta.count
+        // Vectorised in C (Swift builds for baseline SSE2).
         theta.withUnsafeMutableBufferPointer { th in
             m.withUnsafeMutableBufferPointer { mm in
                 v.withUnsafeMutableBufferPointer { vv in
                     g.withUnsafeBufferPointer { gg in
                         decayMask.withUnsafeBufferPointer { dm in
-                            for i in 0..<n {
-                                let gi = gg[i]
-                                mm[i] = b1 * mm[i] + (1 - b1) * gi
-                                vv[i] = b2 * vv[i] + (1 - b2) * gi * gi
-                                th[i] -= decay * dm[i] * th[i]
-                                th[i] -= stepSize * mm[i] / (vv[i].squareRoot() / c2root + eps)
-                            }
+                            gk_adamw(th.baseAddress!, mm.baseAddress!, vv.baseAddress!, gg.baseAddress!, dm.baseAddress!, n,
+                                     beta1, beta2, epsilon, stepSize, c2.squareRoot(), decay)
                         }
                     }
                 }

@@ -1,3 +1,6 @@
+import CGestureKernels
+import Foundation
+
 /// The shape of an LSTM network and where each parameter tensor lives in its flat parameter vector.
 ///
 /// All matrices are column-major (the layout of ``Linalg``):
@@ -83,9 +86,9 @@ struct LSTMLayout: Sendable, Hashable {
     }
 }
 
-/// One growable scratch array of floats, owned by a ``LSTMWorkspace``.
-final class LSTMScratch {
-    private(set) var pointer: UnsafeMutablePointer<Float>
+/// One growable scratch array, owned by a ``LSTMWorkspace``.
+final class LSTMScratch<Element: BitwiseCopyable> {
+    private(set) var pointer: UnsafeMutablePointer<Element>
     private(set) var capacity: Int
 
     init() {
@@ -95,8 +98,8 @@ final class LSTMScratch {
 
     deinit { pointer.deallocate() }
 
-    /// A pointer to at least `n` floats (contents undefined after growing).
-    func get(_ n: Int) -> UnsafeMutablePointer<Float> {
+    /// A pointer to at least `n` elements (contents undefined after growing).
+    func get(_ n: Int) -> UnsafeMutablePointer<Element> {
         if n > capacity {
             pointer.deallocate()
             capacity = max(n, capacity * 2)
@@ -105,6 +108,9 @@ final class LSTMScratch {
         return pointer
     }
 
+}
+
+extension LSTMScratch where Element == Float {
     /// Like ``get(_:)`` with the first `n` floats set to zero.
     func zeroed(_ n: Int) -> UnsafeMutablePointer<Float> {
         let p = get(n)
@@ -116,19 +122,26 @@ final class LSTMScratch {
 /// Scratch memory for batched forward and backward passes, reused across batches so training does
 /// not allocate per batch once the largest batch has been seen. Not shared across threads.
 final class LSTMWorkspace {
-    var patches = LSTMScratch(), conv = LSTMScratch(), convGrad = LSTMScratch()
-    var z: [LSTMScratch] = [], gates: [LSTMScratch] = [], cells: [LSTMScratch] = [], tanhCells: [LSTMScratch] = []
-    var hidden: [LSTMScratch] = [], masks: [LSTMScratch] = []
-    var headIn = LSTMScratch(), headMask = LSTMScratch(), logits = LSTMScratch()
-    var dHidden = LSTMScratch(), dGates = LSTMScratch(), dInput = LSTMScratch()
-    var dhNext = LSTMScratch(), dcNext = LSTMScratch(), zeros = LSTMScratch(), ones = LSTMScratch()
-    var starts: [Int] = [], convColumns: [Int] = []
+    typealias Floats = LSTMScratch<Float>
+    var patches = Floats(), conv = Floats(), convGrad = Floats()
+    var inputs: [Floats] = [], gates: [Floats] = [], cells: [Floats] = [], tanhCells: [Floats] = []
+    var hidden: [Floats] = [], masks: [Floats] = []
+    var headIn = Floats(), headMask = Floats(), logits = Floats()
+    var dHidden = Floats(), dGates = Floats(), dInput = Floats()
+    var dhNext = Floats(), dcNext = Floats(), zeros = Floats(), ones = Floats()
+    var starts = LSTMScratch<Int>(), convColumns: [Int] = []
 
     init(layers: Int) {
         for _ in 0..<layers {
-            z.append(LSTMScratch()); gates.append(LSTMScratch()); cells.append(LSTMScratch())
-            tanhCells.append(LSTMScratch()); hidden.append(LSTMScratch()); masks.append(LSTMScratch())
+            inputs.append(Floats()); gates.append(Floats()); cells.append(Floats())
+            tanhCells.append(Floats()); hidden.append(Floats()); masks.append(Floats())
         }
+    }
+
+    /// The inputs of layer `l` (in_l x steps * batch): the layer below's hidden states as they are
+    /// unless dropout masks them into ``inputs``.
+    func layerInput(_ l: Int, dropout: Bool) -> UnsafeMutablePointer<Float> {
+        l > 0 && !dropout ? hidden[l - 1].pointer : inputs[l].pointer
     }
 }
 
@@ -155,8 +168,9 @@ struct LSTMBatchResult {
 enum LSTMNetwork {
     /// Computes the loss of a batch and, when `gradient` is given, writes d(loss)/d(theta) there
     /// (overwriting it). `dropout` is the drop probability (0 at evaluation); masks come from `rng`.
-    /// - Complexity: O(T * B * 4H * (in + H)) through one GEMM per layer and step forward, one per
-    ///   layer and step backward for the recurrent gradient, and one per layer for the weight gradient.
+    /// - Complexity: O(T * B * 4H * (in + H)): per layer one GEMM for the input projection of all
+    ///   steps, one recurrent GEMM per step forward and one per step backward, and two GEMMs over all
+    ///   steps for the weight gradient; the element-wise step math runs in vectorised C kernels.
     static func run(_ s: LSTMShape, theta: UnsafePointer<Float>, batch: [LSTMBatchItem],
                     gradient: UnsafeMutablePointer<Float>?, dropout: Float, rng: inout SeededGenerator,
                     workspace ws: LSTMWorkspace) -> LSTMBatchResult {
@@ -170,10 +184,9 @@ enum LSTMNetwork {
 
         // Step counts and left-padding offsets.
         var T = 0
-        ws.starts.removeAll(keepingCapacity: true)
         for item in batch { T = max(T, s.steps(frames: item.frames)) }
-        for item in batch { ws.starts.append(T - s.steps(frames: item.frames)) }
-        let starts = ws.starts
+        let starts = ws.starts.get(B)
+        for (b, item) in batch.enumerated() { starts[b] = T - s.steps(frames: item.frames) }
         let TB = T * B
 
         // Convolution front end over all windows of the batch: one GEMM.
@@ -200,64 +213,47 @@ enum LSTMNetwork {
             patches = pp
         }
 
-        // LSTM layers, one GEMM per step for the whole batch.
+        // LSTM layers: the input projection of all steps in one GEMM, then one recurrent GEMM per step.
         for l in 0..<L {
-            let I = s.layerInput(l), Z = I + H
-            let z = ws.z[l].get(max(TB * Z, 1)), a = ws.gates[l].get(max(TB * G, 1))
+            let I = s.layerInput(l)
+            let a = ws.gates[l].get(max(TB * G, 1))
             let c = ws.cells[l].get(max(TB * H, 1)), tc = ws.tanhCells[l].get(max(TB * H, 1))
             let h = ws.hidden[l].get(max(TB * H, 1))
             let w = theta + layout.lstmWeights[l].lowerBound
             let bias = theta + layout.lstmBias[l].lowerBound
-            // Inputs of this layer (x part of z).
             if l == 0 {
+                // Padding steps read zeros; their outputs are masked anyway.
+                let x = ws.inputs[l].get(max(TB * I, 1))
                 for t in 0..<T {
                     for b in 0..<B {
-                        let x = z + (t * B + b) * Z
+                        let xc = x + (t * B + b) * I
                         let j = t - starts[b]
                         if j < 0 {
-                            x.update(repeating: 0, count: I)
+                            xc.update(repeating: 0, count: I)
                         } else if let u = convOut {
-                            x.update(from: u + (ws.convColumns[b] + j) * I, count: I)
+                            xc.update(from: u + (ws.convColumns[b] + j) * I, count: I)
                         } else {
-                            x.update(from: batch[b].values + j * C, count: I)
+                            xc.update(from: batch[b].values + j * C, count: I)
                         }
                     }
                 }
-            } else {
+            } else if useDropout {
+                let x = ws.inputs[l].get(max(TB * H, 1))
                 let below = ws.hidden[l - 1].pointer
                 let mask = ws.masks[l - 1].get(max(TB * H, 1))
-                if useDropout {
-                    for i in 0..<(TB * H) { mask[i] = rng.nextUnit() < keep ? 1 / keep : 0 }
-                }
-                for r in 0..<TB {
-                    let x = z + r * Z, hb = below + r * H
-                    if useDropout {
-                        let m = mask + r * H
-                        for j in 0..<H { x[j] = hb[j] * m[j] }
-                    } else {
-                        x.update(from: hb, count: H)
-                    }
+                for i in 0..<(TB * H) {
+                    mask[i] = rng.nextUnit() < keep ? 1 / keep : 0
+                    x[i] = below[i] * mask[i]
                 }
             }
+            Linalg.gemm(m: G, n: TB, k: I, a: w, lda: G, b: ws.layerInput(l, dropout: useDropout), ldb: I,
+                        beta: 0, c: a, ldc: G)
             for t in 0..<T {
-                let zt = z + t * B * Z, at = a + t * B * G
-                for b in 0..<B {
-                    let hp = zt + b * Z + I
-                    if t == 0 { hp.update(repeating: 0, count: H) } else { hp.update(from: h + ((t - 1) * B + b) * H, count: H) }
+                let at = a + t * B * G, r = t * B * H
+                if t > 0 {
+                    Linalg.gemm(m: G, n: B, k: H, a: w + I * G, lda: G, b: h + r - B * H, ldb: H, beta: 1, c: at, ldc: G)
                 }
-                Linalg.gemm(m: G, n: B, k: Z, a: w, lda: G, b: zt, ldb: Z, beta: 0, c: at, ldc: G)
-                for b in 0..<B {
-                    let r = t * B + b
-                    if t < starts[b] {
-                        (c + r * H).update(repeating: 0, count: H)
-                        (tc + r * H).update(repeating: 0, count: H)
-                        (h + r * H).update(repeating: 0, count: H)
-                        continue
-                    }
-                    LSTMMath.gateActivations(a + r * G, bias: bias, sigmoidCount: 3 * H, tanhCount: H)
-                    LSTMMath.cell(gates: a + r * G, hidden: H, cPrev: t == 0 ? nil : UnsafePointer(c + (r - B) * H),
-                                  c: c + r * H, tc: tc + r * H, out: h + r * H)
-                }
+                gk_lstm_forward_step(at, bias, H, B, t == 0 ? nil : c + r - B * H, c + r, tc + r, h + r, starts, t)
             }
         }
 
@@ -317,45 +313,34 @@ enum LSTMNetwork {
         }
         let dG = ws.dGates.get(max(TB * G, 1))
         let dhNext = ws.dhNext.get(B * H), dcNext = ws.dcNext.get(B * H)
-        let zeros = ws.zeros.zeroed(H)
+        let zeros = ws.zeros.zeroed(B * H)
         for l in stride(from: L - 1, through: 0, by: -1) {
-            let I = s.layerInput(l), Z = I + H
-            let z = ws.z[l].pointer, a = ws.gates[l].pointer, c = ws.cells[l].pointer, tc = ws.tanhCells[l].pointer
+            let I = s.layerInput(l)
+            let a = ws.gates[l].pointer, c = ws.cells[l].pointer, tc = ws.tanhCells[l].pointer
+            let h = ws.hidden[l].pointer
             let w = theta + layout.lstmWeights[l].lowerBound
             dhNext.update(repeating: 0, count: B * H)
             dcNext.update(repeating: 0, count: B * H)
             for t in stride(from: T - 1, through: 0, by: -1) {
-                for b in 0..<B {
-                    let r = t * B + b
-                    let dg = dG + r * G
-                    if t < starts[b] { dg.update(repeating: 0, count: G); continue }
-                    let gi = a + r * G, gf = gi + H, go = gi + 2 * H, gg = gi + 3 * H
-                    let tcr = tc + r * H, dhIn = dH + r * H
-                    let dhn = dhNext + b * H, dcn = dcNext + b * H
-                    // Masked steps hold c = 0, so the step before a series' first one reads zeros.
-                    let cPrev = UnsafePointer(t == 0 ? zeros : c + (r - B) * H)
-                    for j in 0..<H {
-                        let dh = dhIn[j] + dhn[j]
-                        let tcv = tcr[j], o = go[j], i = gi[j], f = gf[j], g = gg[j]
-                        let dc = dcn[j] + dh * o * (1 - tcv * tcv)
-                        let cp = cPrev[j]
-                        dg[j] = dc * g * i * (1 - i)
-                        dg[H + j] = dc * cp * f * (1 - f)
-                        dg[2 * H + j] = dh * tcv * o * (1 - o)
-                        dg[3 * H + j] = dc * i * (1 - g * g)
-                        dcn[j] = dc * f
-                    }
-                }
+                let r = t * B * H
+                gk_lstm_backward_step(a + t * B * G, tc + r, t == 0 ? zeros : c + r - B * H, dH + r, dhNext, dcNext,
+                                      dG + t * B * G, H, B, starts, t)
                 if t > 0 {
                     // dh_{t-1} = W_h^T dG_t for the whole batch.
                     Linalg.gemm(transposeA: .transpose, m: H, n: B, k: G, a: w + I * G, lda: G,
                                 b: dG + t * B * G, ldb: G, c: dhNext, ldc: H)
                 }
             }
-            // Weight gradient of all steps in one GEMM: dW = dG_all * Z_all^T.
+            // Weight gradient of all steps in two GEMMs: dW_x = dG X^T, and dW_h = dG H_prev^T, where
+            // step t's previous hidden states are the columns just before its own (none at t = 0).
+            let wg = grad + layout.lstmWeights[l].lowerBound
+            let x = ws.layerInput(l, dropout: useDropout)
             if TB > 0 {
-                Linalg.gemm(transposeB: .transpose, m: G, n: Z, k: TB, a: dG, lda: G, b: z, ldb: Z,
-                            c: grad + layout.lstmWeights[l].lowerBound, ldc: G)
+                Linalg.gemm(transposeB: .transpose, m: G, n: I, k: TB, a: dG, lda: G, b: x, ldb: I, c: wg, ldc: G)
+            }
+            if T > 1 {
+                Linalg.gemm(transposeB: .transpose, m: G, n: H, k: (T - 1) * B, a: dG + B * G, lda: G, b: h, ldb: H,
+                            c: wg + I * G, ldc: G)
             }
             // Bias gradient: the row sums of dG_all, as a GEMV with a vector of ones.
             if TB > 0 {
@@ -395,4 +380,3 @@ enum LSTMNetwork {
     }
 }
 
-import Foundation

@@ -1,0 +1,141 @@
+#include "gk_lstm.h"
+
+#include <stdint.h>
+#include <string.h>
+
+// Separate multiplies and adds on every instruction set: training is bit-identical whichever clone
+// runs.
+#pragma STDC FP_CONTRACT OFF
+
+// Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the wide
+// kernels live here, cloned per instruction set and picked once at load time (ELF ifunc).
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
+#define GK_LSTM_DISPATCH __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define GK_LSTM_DISPATCH
+#endif
+
+#define GK_LSTM_INLINE static inline __attribute__((always_inline))
+
+// e^x for x clamped to [-87, 88], operation for operation the one of LSTMMath.exp (Cephes range
+// reduction, degree-6 polynomial), so the streaming and batched passes agree.
+GK_LSTM_INLINE float lstmExp(float x) {
+    x = x < -87.0f ? -87.0f : x;
+    x = x > 88.0f ? 88.0f : x;
+    float shifted = x * 1.44269504f + 12582912.0f;
+    float n = shifted - 12582912.0f;
+    int32_t bits;
+    memcpy(&bits, &shifted, sizeof bits);
+    int32_t k = (int32_t)((uint32_t)bits - 0x4B400000u);
+    float r = x - n * 0.693359375f + n * 2.1219444e-4f;
+    float p = 1.98756915e-4f;
+    p = p * r + 1.39819995e-3f;
+    p = p * r + 8.3334519e-3f;
+    p = p * r + 4.16657959e-2f;
+    p = p * r + 1.66666555e-1f;
+    p = p * r + 5.00000012e-1f;
+    p = p * r * r + r + 1.0f;
+    uint32_t scaleBits = ((uint32_t)k + 127u) << 23;
+    float scale;
+    memcpy(&scale, &scaleBits, sizeof scale);
+    return p * scale;
+}
+
+// Square root without errno handling (v >= 0 here), so the loop vectorises.
+#if defined(__has_builtin) && __has_builtin(__builtin_elementwise_sqrt)
+#define GK_LSTM_SQRT __builtin_elementwise_sqrt
+#else
+#include <math.h>
+#define GK_LSTM_SQRT sqrtf
+#endif
+
+GK_LSTM_INLINE float lstmSigmoid(float x) { return 1.0f / (1.0f + lstmExp(-x)); }
+
+GK_LSTM_INLINE float lstmTanh(float x) { return 1.0f - 2.0f / (lstmExp(2.0f * x) + 1.0f); }
+
+// One column of the forward step (see backwardColumn for why the parameters carry `restrict`).
+GK_LSTM_INLINE void forwardColumn(float *restrict a, const float *restrict bias, const float *restrict cPrev,
+                                  float *restrict c, float *restrict tc, float *restrict h, long H) {
+    for (long j = 0; j < 3 * H; j++) a[j] = lstmSigmoid(a[j] + bias[j]);
+    for (long j = 3 * H; j < 4 * H; j++) a[j] = lstmTanh(a[j] + bias[j]);
+    const float *gi = a, *gf = a + H, *go = a + 2 * H, *gg = a + 3 * H;
+    if (cPrev) {
+        for (long j = 0; j < H; j++) c[j] = gf[j] * cPrev[j] + gi[j] * gg[j];
+    } else {
+        for (long j = 0; j < H; j++) c[j] = gi[j] * gg[j];
+    }
+    for (long j = 0; j < H; j++) {
+        float t = lstmTanh(c[j]);
+        tc[j] = t;
+        h[j] = go[j] * t;
+    }
+}
+
+GK_LSTM_DISPATCH
+void gk_lstm_forward_step(float *gates, const float *bias, long hidden, long batch, const float *cPrev,
+                          float *c, float *tc, float *h, const long *starts, long step) {
+    const long H = hidden, G = 4 * hidden;
+    for (long b = 0; b < batch; b++) {
+        float *cb = c + b * H, *tcb = tc + b * H, *hb = h + b * H;
+        if (step < starts[b]) {
+            for (long j = 0; j < H; j++) cb[j] = 0;
+            for (long j = 0; j < H; j++) tcb[j] = 0;
+            for (long j = 0; j < H; j++) hb[j] = 0;
+            continue;
+        }
+        forwardColumn(gates + b * G, bias, cPrev ? cPrev + b * H : NULL, cb, tcb, hb, H);
+    }
+}
+
+// One column of the backward step. Parameters, not locals, carry `restrict`: clang then vectorises
+// without runtime overlap checks (too many pointers for those).
+GK_LSTM_INLINE void backwardColumn(const float *restrict gi, const float *restrict gf, const float *restrict go,
+                                   const float *restrict gg, const float *restrict tc, const float *restrict cPrev,
+                                   const float *restrict dhIn, const float *restrict dhNext, float *restrict dcNext,
+                                   float *restrict dgi, float *restrict dgf, float *restrict dgo, float *restrict dgg,
+                                   long H) {
+    for (long j = 0; j < H; j++) {
+        float dh = dhIn[j] + dhNext[j];
+        float t = tc[j], o = go[j], i = gi[j], f = gf[j], g = gg[j];
+        float dc = dcNext[j] + dh * o * (1.0f - t * t);
+        dgi[j] = dc * g * i * (1.0f - i);
+        dgf[j] = dc * cPrev[j] * f * (1.0f - f);
+        dgo[j] = dh * t * o * (1.0f - o);
+        dgg[j] = dc * i * (1.0f - g * g);
+        dcNext[j] = dc * f;
+    }
+}
+
+GK_LSTM_DISPATCH
+void gk_lstm_backward_step(const float *gates, const float *tc, const float *cPrev, const float *dhIn,
+                           const float *dhNext, float *dcNext, float *dGates, long hidden, long batch,
+                           const long *starts, long step) {
+    const long H = hidden, G = 4 * hidden;
+    for (long b = 0; b < batch; b++) {
+        float *dg = dGates + b * G;
+        if (step < starts[b]) {
+            for (long j = 0; j < G; j++) dg[j] = 0;
+            continue;
+        }
+        const float *a = gates + b * G;
+        backwardColumn(a, a + H, a + 2 * H, a + 3 * H, tc + b * H, cPrev + b * H, dhIn + b * H, dhNext + b * H,
+                       dcNext + b * H, dg, dg + H, dg + 2 * H, dg + 3 * H, H);
+    }
+}
+
+GK_LSTM_DISPATCH
+void gk_adamw(float *theta, float *m, float *v, const float *gradient, const float *decayMask, long count,
+              float beta1, float beta2, float epsilon, float stepSize, float c2root, float decay) {
+    float *restrict th = theta, *restrict mm = m, *restrict vv = v;
+    const float *restrict g = gradient, *restrict dm = decayMask;
+    for (long i = 0; i < count; i++) {
+        float gi = g[i];
+        float mi = beta1 * mm[i] + (1.0f - beta1) * gi;
+        float vi = beta2 * vv[i] + (1.0f - beta2) * gi * gi;
+        mm[i] = mi;
+        vv[i] = vi;
+        float t = th[i];
+        t = t - decay * dm[i] * t;
+        th[i] = t - stepSize * mi / (GK_LSTM_SQRT(vi) / c2root + epsilon);
+    }
+}
