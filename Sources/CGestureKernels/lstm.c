@@ -73,10 +73,10 @@ GK_LSTM_INLINE void forwardColumn(float *restrict a, const float *restrict bias,
 
 GK_LSTM_DISPATCH
 void gk_lstm_forward_step(float *gates, const float *bias, long hidden, long batch, const float *cPrev,
-                          float *c, float *tc, float *h, const long *starts, long step) {
+                          float *c, float *tc, float *h, long ldh, const long *starts, long step) {
     const long H = hidden, G = 4 * hidden;
     for (long b = 0; b < batch; b++) {
-        float *cb = c + b * H, *tcb = tc + b * H, *hb = h + b * H;
+        float *cb = c + b * H, *tcb = tc + b * H, *hb = h + b * ldh;
         if (step < starts[b]) {
             for (long j = 0; j < H; j++) cb[j] = 0;
             for (long j = 0; j < H; j++) tcb[j] = 0;
@@ -93,22 +93,28 @@ GK_LSTM_INLINE void backwardColumn(const float *restrict gi, const float *restri
                                    const float *restrict gg, const float *restrict tc, const float *restrict cPrev,
                                    const float *restrict dhIn, const float *restrict dhNext, float *restrict dcNext,
                                    float *restrict dgi, float *restrict dgf, float *restrict dgo, float *restrict dgg,
-                                   long H) {
+                                   float *restrict dBias, long H) {
     for (long j = 0; j < H; j++) {
         float dh = dhIn[j] + dhNext[j];
         float t = tc[j], o = go[j], i = gi[j], f = gf[j], g = gg[j];
         float dc = dcNext[j] + dh * o * (1.0f - t * t);
-        dgi[j] = dc * g * i * (1.0f - i);
-        dgf[j] = dc * cPrev[j] * f * (1.0f - f);
-        dgo[j] = dh * t * o * (1.0f - o);
-        dgg[j] = dc * i * (1.0f - g * g);
+        float di = dc * g * i * (1.0f - i), df = dc * cPrev[j] * f * (1.0f - f);
+        float dO = dh * t * o * (1.0f - o), dg = dc * i * (1.0f - g * g);
+        dgi[j] = di;
+        dgf[j] = df;
+        dgo[j] = dO;
+        dgg[j] = dg;
+        dBias[j] = dBias[j] + di;
+        dBias[H + j] = dBias[H + j] + df;
+        dBias[2 * H + j] = dBias[2 * H + j] + dO;
+        dBias[3 * H + j] = dBias[3 * H + j] + dg;
         dcNext[j] = dc * f;
     }
 }
 
 GK_LSTM_DISPATCH
 void gk_lstm_backward_step(const float *gates, const float *tc, const float *cPrev, const float *dhIn,
-                           const float *dhNext, float *dcNext, float *dGates, long hidden, long batch,
+                           const float *dhNext, float *dcNext, float *dGates, float *dBias, long hidden, long batch,
                            const long *starts, long step) {
     const long H = hidden, G = 4 * hidden;
     for (long b = 0; b < batch; b++) {
@@ -119,7 +125,7 @@ void gk_lstm_backward_step(const float *gates, const float *tc, const float *cPr
         }
         const float *a = gates + b * G;
         backwardColumn(a, a + H, a + 2 * H, a + 3 * H, tc + b * H, cPrev + b * H, dhIn + b * H, dhNext + b * H,
-                       dcNext + b * H, dg, dg + H, dg + 2 * H, dg + 3 * H, H);
+                       dcNext + b * H, dg, dg + H, dg + 2 * H, dg + 3 * H, dBias, H);
     }
 }
 
