@@ -17,6 +17,14 @@
 
 #define GK_LSTM_INLINE static inline __attribute__((always_inline))
 
+// The activation loops are long dependency chains per vector: four vectors in flight measured
+// ~15% faster than one (eight: slower, registers spill).
+#if defined(__clang__)
+#define GK_LSTM_INTERLEAVE _Pragma("clang loop interleave_count(4)")
+#else
+#define GK_LSTM_INTERLEAVE
+#endif
+
 // e^x for x clamped to [-87, 88], operation for operation the one of LSTMMath.exp (Cephes range
 // reduction, degree-6 polynomial), so the streaming and batched passes agree.
 GK_LSTM_INLINE float lstmExp(float x) {
@@ -56,7 +64,9 @@ GK_LSTM_INLINE float lstmTanh(float x) { return 1.0f - 2.0f / (lstmExp(2.0f * x)
 // One column of the forward step (see backwardColumn for why the parameters carry `restrict`).
 GK_LSTM_INLINE void forwardColumn(float *restrict a, const float *restrict bias, const float *restrict cPrev,
                                   float *restrict c, float *restrict tc, float *restrict h, long H) {
+    GK_LSTM_INTERLEAVE
     for (long j = 0; j < 3 * H; j++) a[j] = lstmSigmoid(a[j] + bias[j]);
+    GK_LSTM_INTERLEAVE
     for (long j = 3 * H; j < 4 * H; j++) a[j] = lstmTanh(a[j] + bias[j]);
     const float *gi = a, *gf = a + H, *go = a + 2 * H, *gg = a + 3 * H;
     if (cPrev) {
@@ -64,6 +74,7 @@ GK_LSTM_INLINE void forwardColumn(float *restrict a, const float *restrict bias,
     } else {
         for (long j = 0; j < H; j++) c[j] = gi[j] * gg[j];
     }
+    GK_LSTM_INTERLEAVE
     for (long j = 0; j < H; j++) {
         float t = lstmTanh(c[j]);
         tc[j] = t;
