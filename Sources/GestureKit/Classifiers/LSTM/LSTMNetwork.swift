@@ -252,7 +252,8 @@ enum LSTMNetwork {
             for b in 0..<B { (z + b * Z + I).update(repeating: 0, count: H) }
             for t in 0..<T {
                 let zt = z + t * B * Z, at = a + t * B * G, r = t * B * H
-                Linalg.gemm(m: G, n: B, k: Z, a: w, lda: G, b: zt, ldb: Z, beta: 0, c: at, ldc: G)
+                // h_{-1} = 0: the first step needs only the x rows.
+                Linalg.gemm(m: G, n: B, k: t == 0 ? I : Z, a: w, lda: G, b: zt, ldb: Z, beta: 0, c: at, ldc: G)
                 gk_lstm_forward_step(at, bias, H, B, t == 0 ? nil : c + r - B * H, c + r, tc + r,
                                      zt + B * Z + I, Z, starts, t)
             }
