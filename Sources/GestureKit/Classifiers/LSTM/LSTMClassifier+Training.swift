@@ -13,7 +13,7 @@ extension LSTMClassifier {
     ///   - groups: per example, what must stay together (session or user); when any is non-nil the
     ///     validation part is made of whole groups, so early stopping sees unseen groups.
     /// - Complexity: O(epochs * frames * 4H * (in + H)); sets OpenBLAS to one thread (faster for
-    ///   these small matrices).
+    ///   these small matrices). Scratch memory is lent by ``LSTMWorkspacePool`` and returned after.
     public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
         try checkConfiguration()
         guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
@@ -66,7 +66,8 @@ extension LSTMClassifier {
         var grad = [Float](repeating: 0, count: layout.count)
         var adam = AdamW(count: layout.count)
         var rng = SeededGenerator(seed: seed &+ 0x5EED)
-        let workspace = LSTMWorkspace(layers: layers)
+        let workspace = LSTMWorkspacePool.shared.borrow(layers: layers)
+        defer { LSTMWorkspacePool.shared.giveBack(workspace) }
         var best = theta
         var bestLoss = Double.infinity
         var bestAt = 0
