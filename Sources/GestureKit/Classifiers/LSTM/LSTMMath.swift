@@ -1,5 +1,5 @@
 /// Element-wise kernels of the streaming LSTM: activations and softmax over raw pointers (training
-/// uses the same exponential in the C kernels of `gk_lstm.h`, vectorised for AVX2/AVX-512).
+/// uses the same exponential, with fused multiply-adds, in the C kernels of `gk_lstm.h`).
 ///
 /// The exponential is a Cephes-style range reduction plus a degree-6 polynomial written with plain
 /// arithmetic and bit operations only, so that loops over it vectorise (libm's `expf`/`tanhf` do not).
