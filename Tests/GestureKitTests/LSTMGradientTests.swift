@@ -68,10 +68,11 @@ enum GradientChecker {
     }
 
     static func lossAndGradient(_ shape: LSTMShape, _ theta: [Float], _ series: [[Float]], _ labels: [Int],
-                                _ weights: [Float], dropout: Float, wantGradient: Bool) -> (Double, [Float]) {
+                                _ weights: [Float], dropout: Float, wantGradient: Bool,
+                                workspace: LSTMWorkspace? = nil) -> (Double, [Float]) {
         let pool = series.flatMap { $0 }
         var grad = [Float](repeating: 0, count: theta.count)
-        let ws = LSTMWorkspace(layers: shape.layers)
+        let ws = workspace ?? LSTMWorkspace(layers: shape.layers)
         var rng = SeededGenerator(seed: 99)
         let loss = pool.withUnsafeBufferPointer { p in
             var at = 0
@@ -107,6 +108,25 @@ enum GradientChecker {
         }
         let bad = GradientChecker.mismatches(f, at: theta, analytic: analytic, indices: theta.indices)
         #expect(bad.isEmpty, "\(bad.count) of \(theta.count) components differ, e.g. \(bad.prefix(5))")
+    }
+
+    /// Training borrows workspaces that earlier runs filled (``LSTMWorkspacePool``): no result may
+    /// depend on what a workspace held.
+    @Test(arguments: [Float(0), 0.3])
+    func resultsDoNotDependOnWorkspaceContents(dropout: Float) {
+        let (shape, series, labels, weights) = Self.tinyProblem()
+        let theta = LSTMLayout.initialParameters(shape, seed: 3)
+        let fresh = Self.lossAndGradient(shape, theta, series, labels, weights, dropout: dropout, wantGradient: true)
+        // Grow every buffer past this problem's needs (series twice as long), then poison it.
+        let used = LSTMWorkspace(layers: shape.layers)
+        _ = Self.lossAndGradient(shape, theta, series.map { $0 + $0 }, labels, weights, dropout: dropout,
+                                 wantGradient: true, workspace: used)
+        for s in used.floatScratches { s.pointer.update(repeating: .nan, count: s.capacity) }
+        used.starts.pointer.update(repeating: 1 << 40, count: used.starts.capacity)
+        let again = Self.lossAndGradient(shape, theta, series, labels, weights, dropout: dropout, wantGradient: true,
+                                         workspace: used)
+        #expect(again.0 == fresh.0)
+        #expect(again.1 == fresh.1)
     }
 
     @Test func checkCatchesAWrongNetworkGradient() {

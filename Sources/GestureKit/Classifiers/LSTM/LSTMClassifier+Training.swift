@@ -1,3 +1,4 @@
+import CGestureKernels
 import Foundation
 
 extension LSTMClassifier {
@@ -12,7 +13,7 @@ extension LSTMClassifier {
     ///   - groups: per example, what must stay together (session or user); when any is non-nil the
     ///     validation part is made of whole groups, so early stopping sees unseen groups.
     /// - Complexity: O(epochs * frames * 4H * (in + H)); sets OpenBLAS to one thread (faster for
-    ///   these small matrices).
+    ///   these small matrices). Scratch memory is lent by ``LSTMWorkspacePool`` and returned after.
     public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
         try checkConfiguration()
         guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
@@ -65,7 +66,8 @@ extension LSTMClassifier {
         var grad = [Float](repeating: 0, count: layout.count)
         var adam = AdamW(count: layout.count)
         var rng = SeededGenerator(seed: seed &+ 0x5EED)
-        let workspace = LSTMWorkspace(layers: layers)
+        let workspace = LSTMWorkspacePool.shared.borrow(layers: layers)
+        defer { LSTMWorkspacePool.shared.giveBack(workspace) }
         var best = theta
         var bestLoss = Double.infinity
         var bestAt = 0
@@ -271,23 +273,17 @@ struct AdamW {
                        decayMask: [Float]) {
         t += 1
         let c1 = 1 - Foundation.pow(beta1, Float(t)), c2 = 1 - Foundation.pow(beta2, Float(t))
-        let b1 = beta1, b2 = beta2, eps = epsilon
         let stepSize = lr / c1
-        let c2root = c2.squareRoot()
         let decay = lr * weightDecay
         let n = theta.count
+        // Vectorised in C (Swift builds for baseline SSE2).
         theta.withUnsafeMutableBufferPointer { th in
             m.withUnsafeMutableBufferPointer { mm in
                 v.withUnsafeMutableBufferPointer { vv in
                     g.withUnsafeBufferPointer { gg in
                         decayMask.withUnsafeBufferPointer { dm in
-                            for i in 0..<n {
-                                let gi = gg[i]
-                                mm[i] = b1 * mm[i] + (1 - b1) * gi
-                                vv[i] = b2 * vv[i] + (1 - b2) * gi * gi
-                                th[i] -= decay * dm[i] * th[i]
-                                th[i] -= stepSize * mm[i] / (vv[i].squareRoot() / c2root + eps)
-                            }
+                            gk_adamw(th.baseAddress!, mm.baseAddress!, vv.baseAddress!, gg.baseAddress!, dm.baseAddress!, n,
+                                     beta1, beta2, epsilon, stepSize, c2.squareRoot(), decay)
                         }
                     }
                 }

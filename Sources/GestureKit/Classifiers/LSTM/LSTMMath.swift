@@ -1,4 +1,5 @@
-/// Element-wise kernels of the LSTM: activations and softmax over raw pointers.
+/// Element-wise kernels of the streaming LSTM: activations and softmax over raw pointers (training
+/// uses the same exponential, with fused multiply-adds, in the C kernels of `gk_lstm.h`).
 ///
 /// The exponential is a Cephes-style range reduction plus a degree-6 polynomial written with plain
 /// arithmetic and bit operations only, so that loops over it vectorise (libm's `expf`/`tanhf` do not).
@@ -43,34 +44,15 @@ enum LSTMMath {
         for j in 0..<tanhCount { q[j] = tanh(q[j]) }
     }
 
-    /// Like ``gateActivations(_:sigmoidCount:tanhCount:)`` after adding `bias` (fused: one pass).
-    @inline(__always)
-    static func gateActivations(_ p: UnsafeMutablePointer<Float>, bias: UnsafePointer<Float>, sigmoidCount: Int, tanhCount: Int) {
-        for j in 0..<sigmoidCount { p[j] = sigmoid(p[j] + bias[j]) }
-        let q = p + sigmoidCount, qb = bias + sigmoidCount
-        for j in 0..<tanhCount { q[j] = tanh(q[j] + qb[j]) }
-    }
-
     /// The LSTM cell update for one example, gates ordered [i, f, o, g] (already activated):
-    /// `c = f * cPrev + i * g`, `tc = tanh(c)`, `h = o * tc`. `cPrev` may alias `c`.
+    /// `c = f * cPrev + i * g`, `h = o * tanh(c)`. `cPrev` may alias `c`. (The batched training pass
+    /// does the same in the C kernel `gk_lstm_forward_step`.)
     @inline(__always)
-    static func cell(gates a: UnsafePointer<Float>, hidden h: Int, cPrev: UnsafePointer<Float>?,
-                     c: UnsafeMutablePointer<Float>, tc: UnsafeMutablePointer<Float>?, out: UnsafeMutablePointer<Float>) {
+    static func cell(gates a: UnsafePointer<Float>, hidden h: Int, cPrev: UnsafePointer<Float>,
+                     c: UnsafeMutablePointer<Float>, out: UnsafeMutablePointer<Float>) {
         let i = a, f = a + h, o = a + 2 * h, g = a + 3 * h
-        if let cPrev {
-            for j in 0..<h { c[j] = f[j] * cPrev[j] + i[j] * g[j] }
-        } else {
-            for j in 0..<h { c[j] = i[j] * g[j] }
-        }
-        if let tc {
-            for j in 0..<h {
-                let t = tanh(c[j])
-                tc[j] = t
-                out[j] = o[j] * t
-            }
-        } else {
-            for j in 0..<h { out[j] = o[j] * tanh(c[j]) }
-        }
+        for j in 0..<h { c[j] = f[j] * cPrev[j] + i[j] * g[j] }
+        for j in 0..<h { out[j] = o[j] * tanh(c[j]) }
     }
 
     /// Softmax of `n` logits into `out` (may alias); returns the arg max.

@@ -100,7 +100,7 @@ public struct LSTMStream: Sendable {
                     LSTMMath.gateActivations(gates, sigmoidCount: 3 * H, tanhCount: H)
                     // h goes to this layer's z (next step) and to the next layer's input.
                     let hOut = l + 1 < shape.layers ? st + zOffsets[l + 1] : z + I
-                    LSTMMath.cell(gates: gates, hidden: H, cPrev: UnsafePointer(c), c: c, tc: nil, out: hOut)
+                    LSTMMath.cell(gates: gates, hidden: H, cPrev: UnsafePointer(c), c: c, out: hOut)
                     if l + 1 < shape.layers { (z + I).update(from: hOut, count: H) }
                 }
                 return true
