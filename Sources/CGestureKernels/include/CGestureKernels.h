@@ -1,0 +1,3 @@
+// Umbrella header: a new kernel header is listed here, so incremental builds notice it.
+#include "gk_dtw.h"
+#include "gk_lstm.h"
