@@ -13,11 +13,12 @@ extern "C" {
 void gk_lstm_forward_step(float *gates, const float *bias, long hidden, long batch, const float *cPrev,
                           float *c, float *tc, float *h, long ldh, const long *starts, long step);
 
-/// One backward LSTM step for `batch` columns: from the activated gates, tanh(c), cPrev (zeros at
-/// the first step; padding columns hold c = 0, so a series' first step reads zeros too), the gradient reaching h from above (`dhIn`) and from the next step (`dhNext`), and the
-/// cell gradient from the next step (`dcNext`, updated in place to the one for the previous step),
-/// writes d(loss)/d(pre-activation) to `dGates` (4H x batch, zero for padding columns) and adds its
-/// columns to `dBias` (4H), in column order.
+/// One backward LSTM step for `batch` columns. Inputs: the activated gates, tanh(c), cPrev (zeros at
+/// the first step; padding columns hold c = 0, so a series' first step reads zeros too), the
+/// gradient reaching h from above (`dhIn`) and from the next step (`dhNext`), and the cell gradient
+/// from the next step (`dcNext`, updated in place to the one for the previous step). Writes
+/// d(loss)/d(pre-activation) to `dGates` (4H x batch, zero for padding columns) and adds its columns
+/// to `dBias` (4H), in column order.
 void gk_lstm_backward_step(const float *gates, const float *tc, const float *cPrev, const float *dhIn,
                            const float *dhNext, float *dcNext, float *dGates, float *dBias, long hidden,
                            long batch, const long *starts, long step);
