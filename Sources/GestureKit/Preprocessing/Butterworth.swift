@@ -169,9 +169,20 @@ protocol ButterworthStage: Preprocessor {
     static var response: ButterworthCascade.Response { get }
     var config: ButterworthConfig { get set }
     var filter: ButterworthCascade? { get set }
+    init(config: ButterworthConfig)
 }
 
 extension ButterworthStage {
+    public init(from decoder: Decoder) throws { self.init(config: try ButterworthConfig(from: decoder)) }
+
+    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
+    public mutating func reset() {
+        let channels = config.channels ?? 0
+        filter?.reset(channels: channels)
+    }
+
+    public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) { filter?.process(frame) }
+
     public var cutoff: Double? { config.cutoff }
     public var normalizedCutoff: Double? { config.normalizedCutoff }
     public var order: Int { config.order }
@@ -213,18 +224,14 @@ public struct LowPass: ButterworthStage {
     ///   - cutoff: in Hz (needs `sampleRate` here or in `fit`).
     ///   - normalizedCutoff: as a fraction of the Nyquist frequency.
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
-        config = ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order, sampleRate: sampleRate)
-        filter = Self.designed(config)
+        self.init(config: ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order,
+                                            sampleRate: sampleRate))
     }
 
-    public init(from decoder: Decoder) throws {
-        config = try ButterworthConfig(from: decoder)
+    init(config: ButterworthConfig) {
+        self.config = config
         filter = Self.designed(config)
     }
-
-    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public mutating func reset() { filter?.reset(channels: config.channels ?? 0) }
-    public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) { filter?.process(frame) }
 }
 
 /// Butterworth high-pass filter per channel (removes gravity and drift); the mirror of ``LowPass``.
@@ -238,17 +245,16 @@ public struct HighPass: ButterworthStage {
     var config: ButterworthConfig
     var filter: ButterworthCascade?
 
+    /// - Parameters:
+    ///   - cutoff: in Hz (needs `sampleRate` here or in `fit`).
+    ///   - normalizedCutoff: as a fraction of the Nyquist frequency.
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
-        config = ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order, sampleRate: sampleRate)
-        filter = Self.designed(config)
+        self.init(config: ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order,
+                                            sampleRate: sampleRate))
     }
 
-    public init(from decoder: Decoder) throws {
-        config = try ButterworthConfig(from: decoder)
+    init(config: ButterworthConfig) {
+        self.config = config
         filter = Self.designed(config)
     }
-
-    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public mutating func reset() { filter?.reset(channels: config.channels ?? 0) }
-    public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) { filter?.process(frame) }
 }

@@ -168,3 +168,29 @@ struct WindowedFilterConfig: Sendable, Hashable, Codable {
         try FilterSupport.checkChannels(channels)
     }
 }
+
+/// A filter configured by a ``WindowedFilterConfig``: the coding and fitting are the same for all of
+/// them. (Members of this internal protocol's extension are not API outside the module: public
+/// initialisers and properties stay on the types.)
+protocol WindowedFilter: Preprocessor {
+    var config: WindowedFilterConfig { get set }
+    init(config: WindowedFilterConfig)
+}
+
+extension WindowedFilter {
+    public init(from decoder: Decoder) throws {
+        self.init(config: try WindowedFilterConfig(from: decoder))
+        if config.channels != nil { reset() }
+    }
+
+    public var channels: Int? { config.channels }
+
+    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
+    public func validate() throws { try config.validate() }
+
+    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
+        try validate()
+        config.channels = channels
+        reset()
+    }
+}

@@ -6,14 +6,9 @@
 /// See ``FilterSupport`` for start-up and non-finite input.
 /// - Complexity: O(channels * window) per frame (one sorted window per channel, updated by moving
 ///   the leaving value's slot to where the new value belongs), no allocation.
-public struct MedianFilter: Preprocessor {
+public struct MedianFilter: WindowedFilter {
     public static let kind = "median"
     var config: WindowedFilterConfig
-    public var window: Int {
-        get { config.window }
-        set { config.window = newValue }
-    }
-    public var channels: Int? { config.channels }
 
     /// Frames in arrival order (ring), `window * channels`.
     private var ring: [Float] = []
@@ -23,21 +18,13 @@ public struct MedianFilter: Preprocessor {
     private var position = 0
     private var primed = false
 
+    public var window: Int {
+        get { config.window }
+        set { config.window = newValue }
+    }
+
     public init(window: Int = 5) { config = WindowedFilterConfig(window: window) }
-
-    public init(from decoder: Decoder) throws {
-        config = try WindowedFilterConfig(from: decoder)
-        if config.channels != nil { reset() }
-    }
-
-    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public func validate() throws { try config.validate() }
-
-    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
-        try validate()
-        config.channels = channels
-        reset()
-    }
+    init(config: WindowedFilterConfig) { self.config = config }
 
     public mutating func reset() {
         let c = channels ?? 0, w = max(window, 1)

@@ -7,14 +7,9 @@
 /// frames. See ``FilterSupport`` for start-up and non-finite input.
 /// - Complexity: amortised O(channels) per frame: a running sum, recomputed from the buffer each time
 ///   the ring wraps (O(window * channels) every `window` frames) so rounding never drifts.
-public struct MovingAverage: Preprocessor {
+public struct MovingAverage: WindowedFilter {
     public static let kind = "movingAverage"
     var config: WindowedFilterConfig
-    public var window: Int {
-        get { config.window }
-        set { config.window = newValue }
-    }
-    public var channels: Int? { config.channels }
 
     private var ring: [Float] = []
     private var sums: [Double] = []
@@ -22,21 +17,13 @@ public struct MovingAverage: Preprocessor {
     private var position = 0
     private var primed = false
 
+    public var window: Int {
+        get { config.window }
+        set { config.window = newValue }
+    }
+
     public init(window: Int = 5) { config = WindowedFilterConfig(window: window) }
-
-    public init(from decoder: Decoder) throws {
-        config = try WindowedFilterConfig(from: decoder)
-        if config.channels != nil { reset() }
-    }
-
-    public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
-    public func validate() throws { try config.validate() }
-
-    public mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws {
-        try validate()
-        config.channels = channels
-        reset()
-    }
+    init(config: WindowedFilterConfig) { self.config = config }
 
     public mutating func reset() {
         let c = channels ?? 0
