@@ -74,7 +74,7 @@ long gk_dtw_scratch_count(long n, long m, long channels) {
 }
 
 // Pads the operands into `scratch` (see `rowBlock`) and runs the widest kernel the processor has.
-static float dependent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
+float gk_dtw_dependent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
                        const float *tail, float *scratch) {
     if (n <= 0 || m <= 0) return n == m ? 0.0f : INFINITY;
     if (!(cutoff >= 0)) return INFINITY;
@@ -109,16 +109,11 @@ static float dependent(const float *a, long n, const float *b, long m, long chan
     return d > cutoff ? INFINITY : d;
 }
 
-float gk_dtw_dependent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
-                       const float *tail, float *scratch) {
-    return dependent(a, n, b, m, channels, window, cutoff, tail, scratch);
-}
-
 float gk_dtw_independent(const float *a, long n, const float *b, long m, long channels, long window, float cutoff,
                          float *scratch) {
     float total = 0;
     for (long ch = 0; ch < channels; ch++) {
-        total += dependent(a + ch * n, n, b + ch * m, m, 1, window, cutoff - total, NULL, scratch);
+        total += gk_dtw_dependent(a + ch * n, n, b + ch * m, m, 1, window, cutoff - total, NULL, scratch);
         if (total > cutoff) return INFINITY;
     }
     return total;
