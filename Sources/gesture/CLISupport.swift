@@ -12,7 +12,8 @@ func printStderr(_ message: String) {
     FileHandle.standardError.write(Data("\(message)\n".utf8))
 }
 
-/// Runs a command body, turning user errors into `error: FILE:LINE: ...` on stderr and exit code 1.
+/// Runs a command body, turning user errors into `error: FILE:LINE: ...` on stderr and exit code 1;
+/// usage errors found while running go on to the root command, which prints them with exit code 64.
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
@@ -20,6 +21,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
         printError(e.description)
         throw ExitCode(1)
     } catch let e as ExitCode {
+        throw e
+    } catch let e as ValidationError {
         throw e
     } catch let e as CleanExit {
         throw e

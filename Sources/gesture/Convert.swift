@@ -14,7 +14,7 @@ struct Convert: ParsableCommand {
     var output: String
 
     @OptionGroup var data: DatasetFlags
-    @OptionGroup var cut: WindowCutFlag
+    @OptionGroup var cut: WindowFlags
 
     func run() throws {
         try reportingErrors {

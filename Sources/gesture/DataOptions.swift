@@ -69,56 +69,88 @@ func splitList(_ s: String) -> [String] {
     s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
 }
 
-/// Options that choose and tune a pipeline: a classifier's defaults or a spec file, plus overrides.
+/// A `--classifier` name: one of the default pipelines (completion and help list them).
+struct ClassifierName: ExpressibleByArgument {
+    let name: String
+
+    init?(argument: String) {
+        guard DefaultSpecs.names.contains(argument) else { return nil }
+        name = argument
+    }
+
+    static var allValueStrings: [String] { DefaultSpecs.names }
+    static var defaultCompletionKind: CompletionKind { .list(DefaultSpecs.names) }
+
+    static var help: String {
+        "Classifier with its default pipeline: " + DefaultSpecs.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."
+    }
+}
+
+/// Options that choose and tune a pipeline: a classifier's defaults or a spec file, plus typed
+/// overrides. An override the chosen classifier does not have is an error, never ignored.
 struct SpecOptions: ParsableArguments {
-    @Option(help: "Classifier with default settings: dtw, knn, centroid or lstm.")
-    var classifier: String?
+    @Option(help: ArgumentHelp(ClassifierName.help, valueName: "name"))
+    var classifier: ClassifierName?
 
     @Option(help: "A pipeline spec (JSON); see pipelines/ and the README.")
     var spec: String?
 
     @Option(help: "Null rejection: reject matches farther than mean + K * std of the class's training distances.")
-    var nullRejection: Double?
+    var nullRejection: Float?
 
     @Option(help: "A class trained normally but reported as null (the rest or idle label).")
     var rest: String?
 
-    @Option(help: "Classify windows of N frames (continuous recordings are cut into such windows).")
-    var window: Int?
-
-    @Option(help: "Frames between window decisions (default: the window size).")
-    var hop: Int?
+    @OptionGroup var window: WindowFlags
 
     @Option(help: "LSTM: hidden units per layer.") var hidden: Int?
     @Option(help: "LSTM: number of layers (1 or 2).") var layers: Int?
     @Option(help: "LSTM: training epochs.") var epochs: Int?
     @Option(help: "LSTM: mini-batch size.") var batch: Int?
-    @Option(help: "LSTM: learning rate.") var lr: Double?
-    @Option(help: "Random seed (initialisation, shuffling).") var seed: Int?
+    @Option(help: "LSTM: learning rate.") var lr: Float?
+    @Option(help: "Random seed: of the classifier (LSTM initialisation, kNN's choice of k) and of cross-validation folds.") var seed: UInt64?
 
-    var windowSpec: PipelineSpec.Window? {
-        window.map { PipelineSpec.Window(size: $0, hop: hop ?? $0) }
+    var settings: ClassifierSettings {
+        ClassifierSettings(nullRejection: nullRejection, hidden: hidden, layers: layers, epochs: epochs, batch: batch,
+                           learningRate: lr, seed: seed)
+    }
+
+    /// The flags given that choose or change a pipeline.
+    var given: [String] {
+        var flags: [String] = []
+        if classifier != nil { flags.append("--classifier") }
+        if spec != nil { flags.append("--spec") }
+        if rest != nil { flags.append("--rest") }
+        if window.window != nil { flags.append("--window") }
+        return flags + settings.given.map(\.flag)
     }
 
     func validate() throws {
-        if let window, window < 1 { throw ValidationError("--window must be positive") }
-        if let hop, hop < 1 { throw ValidationError("--hop must be positive") }
-        if hop != nil && window == nil { throw ValidationError("--hop needs --window") }
-        if let c = classifier, !DefaultSpecs.names.contains(c) {
-            throw ValidationError("--classifier must be one of \(DefaultSpecs.names.joined(separator: ", "))")
+        if let k = nullRejection, !(k >= 0 && k.isFinite) { throw ValidationError("--null-rejection must be a number >= 0") }
+        for (flag, value) in [("--hidden", hidden), ("--layers", layers), ("--epochs", epochs), ("--batch", batch)] {
+            if let value, value < 1 { throw ValidationError("\(flag) must be a positive whole number") }
         }
+        if let lr, !(lr > 0 && lr.isFinite) { throw ValidationError("--lr must be a positive number") }
     }
 
-    func build() throws -> PipelineSpec {
-        var overrides: [String: Any] = [:]
-        if let nullRejection { overrides["nullRejection"] = nullRejection }
-        if let hidden { overrides["hidden"] = hidden }
-        if let layers { overrides["layers"] = layers }
-        if let epochs { overrides["epochs"] = epochs }
-        if let batch { overrides["batch"] = batch }
-        if let lr { overrides["learningRate"] = lr }
-        if let seed { overrides["seed"] = seed }
-        return try DefaultSpecs.build(classifier: classifier, specFile: spec, classifierOptions: overrides,
-                                      window: windowSpec, rest: rest)
+    /// Refuses these flags where no pipeline is built (a trained pipeline keeps its settings).
+    func refuse(_ reason: String) throws {
+        if let flag = given.first { throw ValidationError("\(flag) does not apply \(reason)") }
+    }
+
+    /// The spec to train.
+    /// - Parameter seedIsForFolds: cross-validation takes `--seed` for its folds, and passes it on
+    ///   only to a classifier that has a seed.
+    func build(seedIsForFolds: Bool = false) throws -> PipelineSpec {
+        var settings = self.settings
+        let base = try spec.map { try PipelineSpec.load($0).classifier } ?? DefaultSpecs.pipeline(named: classifier?.name ?? "dtw").spec.classifier
+        if seedIsForFolds, !base.settings.contains(.seed) { settings = settings.removing(.seed) }
+        if let wrong = settings.given.first(where: { !base.settings.contains($0) }) {
+            let takes = ClassifierSetting.allCases.filter(base.settings.contains).map(\.flag)
+            throw ValidationError("\(wrong.flag) does not apply to the \(base.kind) classifier"
+                                  + (takes.isEmpty ? "" : " (it takes \(takes.joined(separator: ", ")))"))
+        }
+        return try DefaultSpecs.build(classifier: classifier?.name, specFile: spec,
+                                      overrides: PipelineSpec.Overrides(classifier: settings, window: window.spec, rest: rest))
     }
 }

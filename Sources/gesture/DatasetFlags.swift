@@ -34,27 +34,54 @@ struct DatasetFlags: ParsableArguments {
     }
 }
 
-/// `--window SIZE,HOP` for the commands that show or convert data as it is cut into examples.
-struct WindowCutFlag: ParsableArguments {
-    @Option(help: ArgumentHelp("Cut continuous recordings into fixed windows of SIZE frames every HOP frames instead of labelled segments (convert then writes the windows as examples).", valueName: "SIZE,HOP"))
-    var window: String?
+/// A window on the command line: `SIZE` or `SIZE,HOP` (hop defaults to the size).
+struct WindowArgument: ExpressibleByArgument {
+    let size: Int
+    let hop: Int?
+
+    init?(argument: String) {
+        let parts = argument.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard (1...2).contains(parts.count), let size = parts[0], size > 0 else { return nil }
+        if parts.count == 2 {
+            guard let hop = parts[1], hop > 0 else { return nil }
+            self.hop = hop
+        } else {
+            hop = nil
+        }
+        self.size = size
+    }
+
+    static var defaultValueDescription: String { "SIZE[,HOP]" }
+}
+
+/// `--window SIZE[,HOP]` (or `--window SIZE --hop HOP`), the same on every command: train and
+/// evaluate classify such windows; info and convert cut continuous recordings into them.
+struct WindowFlags: ParsableArguments {
+    @Option(help: ArgumentHelp("Windows of SIZE frames, a decision every HOP frames (default HOP: SIZE); continuous recordings are cut into such windows.", valueName: "SIZE[,HOP]"))
+    var window: WindowArgument?
+
+    @Option(help: ArgumentHelp("Frames between windows, when --window gives only the size.", valueName: "HOP"))
+    var hop: Int?
 
     func validate() throws {
-        if let w = window {
-            let parts = w.split(separator: ",").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else {
-                throw ValidationError("--window expects SIZE,HOP (two positive whole numbers), got \"\(w)\"")
-            }
-        }
+        if let hop, hop < 1 { throw ValidationError("--hop must be a positive whole number") }
+        if hop != nil && window == nil { throw ValidationError("--hop needs --window") }
+        if hop != nil, window?.hop != nil { throw ValidationError("give the hop once: --window SIZE,HOP or --window SIZE --hop HOP") }
+    }
+
+    var spec: PipelineSpec.Window? {
+        window.map { PipelineSpec.Window(size: $0.size, hop: hop ?? $0.hop ?? $0.size) }
     }
 
     /// The load options of `flags` with this cut applied.
     func options(_ flags: DatasetFlags) -> DatasetLoadOptions {
         var o = flags.options
-        if let w = window {
-            let parts = w.split(separator: ",").compactMap { Int($0) }
-            o.cut = .windows(size: parts[0], hop: parts[1], labelling: .majority)
-        }
+        if let w = spec { o.cut = .windows(size: w.size, hop: w.hop, labelling: .majority) }
         return o
     }
+}
+
+extension WindowArgument {
+    /// For `ValidationError` messages of ArgumentParser.
+    static var allValueStrings: [String] { [] }
 }

@@ -7,7 +7,7 @@ struct Evaluate: ParsableCommand {
         abstract: "Evaluate a pipeline on labelled data, or cross-validate a spec.",
         discussion: """
             gesture evaluate PIPELINE DATA [--json] [--plot FILE.svg]
-            gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--json]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--seed S] [--json]
             gesture evaluate PIPELINE RECORDING --stream [--events A,B] [--json]
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
@@ -47,6 +47,7 @@ struct Evaluate: ParsableCommand {
         } else {
             guard inputs.count == 2 else { throw ValidationError("give a pipeline and data, or data with --folds") }
             if groupBy != nil { throw ValidationError("--group-by goes with --folds") }
+            try specOptions.refuse("when evaluating a trained pipeline (it keeps the settings it was trained with; cross-validate a spec with --folds)")
         }
     }
 
@@ -55,10 +56,10 @@ struct Evaluate: ParsableCommand {
             if stream { return try streamEvaluation() }
             let report: ClassificationReport
             if let folds {
-                let spec = try specOptions.build()
+                let spec = try specOptions.build(seedIsForFolds: true)
                 let data = try dataOptions.load(inputs[0], window: spec.window)
                 report = try Evaluation.crossValidate(spec, on: data, folds: folds, groupBy: groupBy,
-                                                      seed: UInt64(specOptions.seed ?? 0))
+                                                      seed: specOptions.seed ?? 0)
             } else {
                 let pipeline = try Pipeline.load(inputs[0])
                 let data = try dataOptions.load(inputs[1], window: pipeline.spec.window)

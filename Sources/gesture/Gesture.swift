@@ -8,8 +8,41 @@ struct Gesture: ParsableCommand {
         commandName: "gesture",
         abstract: "Train, evaluate and run gesture recognisers on motion-sensor data.",
         version: "0.1.0",
-        subcommands: [Info.self, Convert.self, Train.self, Evaluate.self, Predict.self, Stream.self, Record.self, Version.self]
+        subcommands: [Info.self, Convert.self, Train.self, Evaluate.self, Predict.self, Stream.self, Record.self, Spec.self, Version.self]
     )
+
+    /// One error path for every command: `error: ...` on stderr, exit 64 for bad usage (with the
+    /// usage line) and 1 for bad input; help and version go to stdout with exit 0.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .success {
+                if !message.isEmpty { print(message) }
+            } else if !message.isEmpty {
+                let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message
+                FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
+}
+
+/// Prints a default pipeline spec, the starting point for a hand-written one (and the source of
+/// `pipelines/<name>.json`).
+struct Spec: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the default pipeline spec of a classifier as JSON.")
+
+    @Argument(help: ArgumentHelp(ClassifierName.help, valueName: "classifier"))
+    var classifier: ClassifierName
+
+    func run() throws {
+        try reportingErrors { print(try DefaultSpecs.json(for: classifier.name), terminator: "") }
+    }
 }
 
 struct Version: ParsableCommand {

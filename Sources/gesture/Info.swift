@@ -17,7 +17,7 @@ struct Info: ParsableCommand {
     var json = false
 
     @OptionGroup var data: DatasetFlags
-    @OptionGroup var cut: WindowCutFlag
+    @OptionGroup var cut: WindowFlags
 
     func run() throws {
         try reportingErrors {

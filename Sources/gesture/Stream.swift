@@ -56,7 +56,7 @@ struct Stream: ParsableCommand {
             let reader = try FrameReader(try InputSpec(parsing: input), channelNames: current.channelNames, rate: rate)
             defer { reader.close() }
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
-            var recognizer = current.liveRecognizer()
+            var recognizer = current.recognizer()
             var watcher = reload ? FileWatcher(path: pipeline, interval: .milliseconds(200)) : nil
             printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(current.spec.classifier.kind), \(current.classes.count) classes, channels \(current.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
             let pending = PendingReload()
@@ -85,7 +85,7 @@ struct Stream: ParsableCommand {
                         }
                         try StreamSession.checkLive(next, file: pipeline)
                         current = next
-                        recognizer = next.liveRecognizer()
+                        recognizer = next.recognizer()
                         reloads += 1
                         out.flush()
                         printStderr("reloaded \(pipeline) at frame \(frames): \(next.spec.classifier.kind), classes \(next.classes.joined(separator: ", "))")
@@ -150,7 +150,7 @@ struct Stream: ParsableCommand {
 enum StreamSession {
     /// Live recognition needs decisions while the stream runs: a window, or a classifier that spots.
     static func checkLive(_ p: Pipeline, file: String) throws {
-        guard p.spec.window != nil || p.supportsSpotting else {
+        guard p.spec.window != nil || p.decidesLive else {
             throw GestureKitError("this pipeline classifies whole examples and cannot decide while a stream runs; train it with --window N [--hop H], or use a DTW pipeline that spots (dependent, no resampling or z-normalisation, null rejection on, as pipelines/grt-letters.json)", file: file)
         }
     }

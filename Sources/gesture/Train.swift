@@ -19,7 +19,7 @@ struct Train: ParsableCommand {
         try reportingErrors {
             let spec = try specOptions.build()
             let dataset = try dataOptions.load(data, window: spec.window)
-            let pipeline = try Pipeline.train(spec, on: dataset, log: { printStderr($0) })
+            let pipeline = try Pipeline.train(spec, on: dataset, progress: { printStderr($0.description) })
             try pipeline.save(to: output)
             let counts = zip(pipeline.classes, pipeline.training.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
             printStderr(String(format: "trained %@ on %d examples (%@) in %.2f s -> %@",

@@ -45,10 +45,10 @@ import Testing
 
         // Reset restores the initial state: after another series and a reset, a series gives what a
         // fresh recogniser gives, frame by frame.
-        var used = p.recognizer()
+        var used = p.wholeSeriesRecognizer()
         for f in 0..<Self.test.examples[3].series.frameCount { _ = try used.push(Array(Self.test.examples[3].series.frame(f))) }
         used.reset()
-        var fresh = p.recognizer()
+        var fresh = p.wholeSeriesRecognizer()
         let s = Self.test.examples[27].series
         for f in 0..<s.frameCount {
             let x = try used.push(Array(s.frame(f))), y = try fresh.push(Array(s.frame(f)))
@@ -72,7 +72,7 @@ import Testing
         let p = try Pipeline.train(spec, on: ClassifierConformanceTests.train)
         guard case .sequence(let classifier) = p.spec.classifier else { Issue.record("expected a sequence classifier"); return }
         for e in ClassifierConformanceTests.test.examples.prefix(8) {
-            var r = p.liveRecognizer()
+            var r = p.recognizer()
             var decisions = 0
             for f in 0..<e.series.frameCount {
                 _ = try r.push(Array(e.series.frame(f)))

@@ -204,9 +204,10 @@ func lstmToyData(count: Int, classes: Int = 3, seed: UInt64, lengths: ClosedRang
     @Test func progressReportsEachEpoch() throws {
         let seen = Mutex<[LSTMEpochReport]>([])
         var m = LSTMClassifier(hidden: 4, epochs: 3, patience: 10)
-        m.progress = { r in seen.withLock { $0.append(r) } }
         let (x, y) = lstmToyData(count: 200, seed: 1, lengths: 5...8)
-        try m.train(x, labels: y, classes: Self.classes)
+        try m.train(x, labels: y, classes: Self.classes, context: TrainingContext(progress: { p in
+            if case .epoch(let r) = p { seen.withLock { $0.append(r) } }
+        }))
         let reports = seen.withLock { $0 }
         #expect(reports.map(\.epoch) == [1, 2, 3])
         #expect(reports.allSatisfy { $0.validationLoss != nil && $0.loss.isFinite && $0.seconds >= 0 })

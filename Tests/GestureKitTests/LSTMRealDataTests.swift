@@ -80,9 +80,8 @@ import Testing
         for (k, split) in try data.folds(5, groupBy: .user, seed: 0).enumerated() {
             let tr = data.subset(split.train), te = data.subset(split.test)
             var m = Self.haptModel
-            m.progress = { r in Self.log("  epoch \(r.epoch) loss \(r.loss) acc \(r.accuracy) val \(r.validationLoss ?? -1) \(r.validationAccuracy ?? -1) \(r.seconds)s") }
             try m.train(tr.examples.map(\.series), labels: Self.labels(tr, classes: basic), classes: basic,
-                        groups: tr.examples.map(\.user))
+                        context: TrainingContext(groups: tr.examples.map(\.user), progress: { Self.log("  \($0)") }))
             let acc = Self.accuracy(m, te, classes: basic)
             correct += Int((acc * Double(te.examples.count)).rounded())
             Self.log("HAPT fold \(k): \(acc) on \(te.examples.count) windows, epochs \(m.epochsRun), best \(m.bestEpoch)")

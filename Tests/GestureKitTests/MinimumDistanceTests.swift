@@ -60,7 +60,7 @@ import Testing
         #expect(throws: GestureKitError.self) { try m.train([[1, 2], [1]], labels: [0, 0], classes: ["A"]) }
         #expect(throws: GestureKitError.self) { try m.train([[1, .nan]], labels: [0], classes: ["A"]) }
         func field(_ spec: String) -> String? {
-            do { _ = try StageTesting.decode(spec, StageKinds.vectorClassifiers, role: "classifier"); return nil }
+            do { _ = try StageTesting.decode(spec, StageKinds.classifiers, role: "classifier"); return nil }
             catch let e as GestureKitError { return e.field } catch { return "\(error)" }
         }
         #expect(field(#"{"kind": "centroid"}"#) == nil)

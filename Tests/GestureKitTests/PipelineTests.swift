@@ -76,7 +76,7 @@ private func windowedSpec() throws -> PipelineSpec {
                 if let c = pred.classIndex { votes[c] += 1 }
                 _ = k
             }
-            var r = p.recognizer()
+            var r = p.wholeSeriesRecognizer()
             for f in 0..<e.series.frameCount { _ = try r.push(Array(e.series.frame(f))) }
             let streamed = r.finish()
             let best = votes.max() ?? 0
@@ -91,11 +91,11 @@ private func windowedSpec() throws -> PipelineSpec {
 
     @Test func resetRestoresTheInitialState() throws {
         let p = try Pipeline.train(try windowedSpec(), on: train)
-        var r = p.recognizer()
+        var r = p.wholeSeriesRecognizer()
         let a = test.examples[0].series, b = test.examples[25].series
         for f in 0..<a.frameCount { _ = try r.push(Array(a.frame(f))) }
         r.reset()
-        var fresh = p.recognizer()
+        var fresh = p.wholeSeriesRecognizer()
         for f in 0..<b.frameCount {
             let x = try r.push(Array(b.frame(f))), y = try fresh.push(Array(b.frame(f)))
             #expect(x == y)
@@ -110,7 +110,7 @@ private func windowedSpec() throws -> PipelineSpec {
         var bad = test.examples[0].series
         bad[5, 2] = .nan
         #expect(throws: GestureKitError.self) { try p.predict(bad) }
-        var r = p.recognizer()
+        var r = p.wholeSeriesRecognizer()
         #expect(throws: GestureKitError.self) { try r.push([1, 2, 3]) }
         #expect(throws: GestureKitError.self) { try r.push([1, 2, 3, 4, 5, .infinity]) }
     }
@@ -208,15 +208,45 @@ private func windowedSpec() throws -> PipelineSpec {
 }
 
 @Suite struct DefaultSpecTests {
-    /// The JSON files in pipelines/ are the documented defaults; they must say what the code does.
+    /// The JSON files in pipelines/ are the documented defaults, written by `gesture spec NAME`;
+    /// they must say what the code does, and read back to the same spec.
     @Test(arguments: DefaultSpecs.names)
     func pipelinesFolderMatchesBuiltInDefault(name: String) throws {
         let file = TestData.repo.appendingPathComponent("pipelines/\(name).json").path
-        let fromFile = try PipelineSpec.load(file)
-        let builtIn = try DefaultSpecs.build(classifier: name, specFile: nil)
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text == (try DefaultSpecs.json(for: name)), "regenerate with: gesture spec \(name) > pipelines/\(name).json")
         let e = JSONEncoder()
         e.outputFormatting = .sortedKeys
-        #expect(try e.encode(fromFile) == e.encode(builtIn))
+        #expect(try e.encode(PipelineSpec.load(file)) == e.encode(DefaultSpecs.pipeline(named: name).spec))
+    }
+
+    /// Every stage kind's keys are the keys it reads: an explicit null for an optional key is
+    /// accepted, a misspelt key is not.
+    @Test func explicitNullIsAcceptedAndTyposAreNot() throws {
+        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw", "nullRejection": null, "medoids": null}}"#)
+        guard case .sequence(let c) = spec.classifier, let dtw = c as? DTWClassifier else { Issue.record("not dtw"); return }
+        #expect(dtw.nullRejection == nil && dtw.medoids == nil)
+        #expect(throws: GestureKitError.self) { try TestData.spec(#"{"classifier": {"kind": "dtw", "nullRejections": 2}}"#) }
+    }
+
+    /// Command-line overrides are typed: a setting the classifier has is applied and validated, one it
+    /// does not have is refused by name.
+    @Test func overridesApplyOnlyWhereTheClassifierHasTheSetting() throws {
+        let lstm = try DefaultSpecs.build(classifier: "lstm", specFile: nil,
+                                          overrides: .init(classifier: ClassifierSettings(epochs: 7, seed: 4)))
+        guard case .sequence(let c) = lstm.classifier, let m = c as? LSTMClassifier else { Issue.record("not lstm"); return }
+        #expect(m.epochs == 7 && m.seed == 4)
+        do {
+            _ = try DefaultSpecs.build(classifier: "dtw", specFile: nil, overrides: .init(classifier: ClassifierSettings(epochs: 5)))
+            Issue.record("--epochs accepted by dtw")
+        } catch let e as GestureKitError {
+            #expect(e.description.contains("--epochs") && e.description.contains("dtw"), "\(e.description)")
+        }
+        #expect(throws: GestureKitError.self) {
+            try DefaultSpecs.build(classifier: "knn", specFile: nil, overrides: .init(classifier: ClassifierSettings(nullRejection: .infinity)))
+        }
+        let windowed = try DefaultSpecs.build(classifier: "knn", specFile: nil, overrides: .init(window: .init(size: 20, hop: 5), rest: "rest"))
+        #expect(windowed.window == .init(size: 20, hop: 5) && windowed.rest == "rest")
     }
 
     @Test func specErrorsNameTheField() throws {

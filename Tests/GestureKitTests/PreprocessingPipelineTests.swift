@@ -37,7 +37,7 @@ import Testing
         let q = try Pipeline.load(path)
         var detections = 0
         for e in test.examples {
-            var a = p.recognizer(), b = q.recognizer()
+            var a = p.wholeSeriesRecognizer(), b = q.wholeSeriesRecognizer()
             for f in 0..<e.series.frameCount {
                 let frame = Array(e.series.frame(f))
                 let x = try a.push(frame), y = try b.push(frame)

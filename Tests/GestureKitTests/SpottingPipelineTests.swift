@@ -35,7 +35,7 @@ import Testing
         }
         let spec = try PipelineSpec.load(TestData.repo.appendingPathComponent("pipelines/grt-letters.json").path)
         let pipeline = try Pipeline.train(spec, on: data.subset(train))
-        #expect(pipeline.supportsSpotting)
+        #expect(pipeline.decidesLive)
 
         var rng = SeededGenerator(seed: 7)
         held.shuffle(using: &rng)
@@ -49,7 +49,7 @@ import Testing
             letters.append((begin..<frames.count, data.examples[i].label!))
             frames += Array(repeating: Array(s.frame(s.frameCount - 1)), count: 200)
         }
-        var live = pipeline.liveRecognizer()
+        var live = pipeline.recognizer()
         var detections: [Detection] = []
         for f in frames { if let d = try live.push(f) { detections.append(d) } }
 

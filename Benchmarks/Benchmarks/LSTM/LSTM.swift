@@ -30,7 +30,6 @@ private func plainModel(epochs: Int) -> LSTMClassifier {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration.metrics = [.wallClock, .mallocCountTotal]
     Benchmark.defaultConfiguration.maxDuration = .seconds(5)
-    Linalg.setThreadCount(1)
     let classes = ["a", "b", "c", "d"]
 
     Benchmark("LSTM train 128 samples", configuration: .init(maxIterations: 40)) { benchmark in

@@ -25,7 +25,7 @@ final class LiveStream: @unchecked Sendable {
     var next = 0
 
     init(_ pipeline: Pipeline, _ stream: [[Float]]) {
-        recognizer = pipeline.liveRecognizer()
+        recognizer = pipeline.recognizer()
         self.stream = stream
         for _ in 0..<min(stream.count, 2_000) { push() }
     }

@@ -35,8 +35,7 @@ public enum Evaluation {
             }
         }
         if parallel {
-            Linalg.setThreadCount(1)
-            DispatchQueue.concurrentPerform(iterations: splits.count, execute: work)
+            Linalg.singleThreaded { DispatchQueue.concurrentPerform(iterations: splits.count, execute: work) }
         } else {
             for f in splits.indices { work(f) }
         }

@@ -82,7 +82,7 @@ extension Evaluation {
                 throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
             }
             let truth: [String?] = rec.labels.map { $0 == pipeline.spec.rest ? nil : $0 }
-            var r = pipeline.liveRecognizer()
+            var r = pipeline.recognizer()
             var detections: [Detection] = []
             let c = rec.series.channelCount
             try rec.series.values.withUnsafeBufferPointer { all in

@@ -56,12 +56,18 @@ extension Pipeline: Codable {
     /// renamed over the target, so a crash never leaves a half-written file and an existing one is
     /// replaced only by a complete one.
     public func save(to path: String) throws {
+        try writeAtomically(try encoded(), to: path)
+    }
+
+    /// The bytes of the pipeline file, for apps that keep pipelines elsewhere than in files (read
+    /// them back with ``decode(_:file:)``).
+    public func encoded() throws -> Data {
         let body = try canonicalJSON()
         var out = Data()
         out.append(Data("{\"format\":\"\(Pipeline.fileFormat)\",\"version\":\(Pipeline.fileVersion),\"checksum\":\"\(Pipeline.checksum(body))\",\"pipeline\":".utf8))
         out.append(body)
         out.append(Data("}\n".utf8))
-        try writeAtomically(out, to: path)
+        return out
     }
 
     /// Reads and validates a pipeline file: format, version, checksum, every stage's shapes and values.
@@ -75,7 +81,7 @@ extension Pipeline: Codable {
     }
 
     /// Decodes pipeline file bytes (see ``load(_:)``); `file` names the source in errors.
-    public static func decode(_ data: Data, file: String) throws -> Pipeline {
+    public static func decode(_ data: Data, file: String = "pipeline data") throws -> Pipeline {
         guard !data.isEmpty else { throw GestureKitError("empty file, not a pipeline", file: file) }
         let header: Header
         do { header = try JSONDecoder().decode(Header.self, from: data) } catch {
@@ -147,7 +153,7 @@ extension Pipeline: Codable {
 }
 
 /// Writes `data` to a temporary file beside `path`, flushes it, then renames it over `path`.
-public func writeAtomically(_ data: Data, to path: String) throws {
+package func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let dir = url.deletingLastPathComponent()
     let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")

@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Accelerate)
 import Accelerate
 #else
@@ -126,11 +127,42 @@ public enum Linalg {
         return l
     }
 
-    /// Limits BLAS to `count` threads: small matrices run faster on one, and callers that parallelise
-    /// over folds or examples themselves do not want BLAS to oversubscribe the cores.
-    public static func setThreadCount(_ count: Int) {
+    /// Runs `body` with BLAS limited to one thread: small matrices run faster on one, and callers
+    /// that parallelise over folds or examples themselves do not want BLAS to oversubscribe the cores.
+    /// The setting is process-wide in OpenBLAS, so nested and concurrent scopes share it and the last
+    /// one to leave restores the thread count the process had before.
+    static func singleThreaded<T>(_ body: () throws -> T) rethrows -> T {
+        BLASThreads.shared.enter()
+        defer { BLASThreads.shared.leave() }
+        return try body()
+    }
+}
+
+/// Counts the scopes that need single-threaded BLAS (see ``Linalg/singleThreaded(_:)``).
+private final class BLASThreads: @unchecked Sendable {
+    static let shared = BLASThreads()
+    private let lock = NSLock()
+    private var depth = 0
+    private var saved: Int32 = 1
+
+    func enter() {
+        lock.lock()
+        defer { lock.unlock() }
         #if !canImport(Accelerate)
-        openblas_set_num_threads(Int32(max(1, count)))
+        if depth == 0 {
+            saved = openblas_get_num_threads()
+            openblas_set_num_threads(1)
+        }
+        #endif
+        depth += 1
+    }
+
+    func leave() {
+        lock.lock()
+        defer { lock.unlock() }
+        depth -= 1
+        #if !canImport(Accelerate)
+        if depth == 0 { openblas_set_num_threads(saved) }
         #endif
     }
 }
@@ -148,6 +180,7 @@ public enum LinalgError: Error, Equatable, CustomStringConvertible {
     }
 }
 
+import Foundation
 #if canImport(Accelerate)
 @usableFromInline typealias BlasInt = Int32
 @usableFromInline func blasInt(_ x: Int) -> Int32 { Int32(x) }

@@ -1,89 +1,50 @@
 import Foundation
 
-/// The pipeline each `--classifier` gets when no `--spec` is given. The same documents are in
-/// `pipelines/<name>.json` (a test keeps them equal).
+/// The pipeline each `--classifier NAME` gets when no `--spec` is given. Each classifier declares its
+/// own (``Classifier/defaultPipeline``), so the names, the help text and `pipelines/<name>.json`
+/// (written by `gesture spec NAME`, kept equal by a test) all come from one typed value.
 public enum DefaultSpecs {
-    public static let names = ["dtw", "knn", "centroid", "lstm"]
+    /// Every default pipeline, in the order of the classifier kind list.
+    public static var all: [DefaultPipeline] { StageKinds.classifiers.compactMap { $0.defaultPipeline } }
 
-    /// The default spec as JSON text.
-    public static func json(for classifier: String) throws -> String {
-        switch classifier {
-        case "dtw":
-            return #"""
-            {
-              "classifier": {"kind": "dtw", "variant": "independent"}
-            }
-            """#
-        case "knn":
-            return #"""
-            {
-              "features": {
-                "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
-                "transforms": [{"kind": "scale", "method": "zscore"}]
-              },
-              "classifier": {"kind": "knn", "k": 5}
-            }
-            """#
-        case "centroid":
-            return #"""
-            {
-              "features": {
-                "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "min", "max", "rms", "meanAbsoluteDifference"]}],
-                "transforms": [{"kind": "scale", "method": "zscore"}]
-              },
-              "classifier": {"kind": "centroid"}
-            }
-            """#
-        case "lstm":
-            return #"""
-            {
-              "classifier": {"kind": "lstm"}
-            }
-            """#
-        default:
-            throw GestureKitError("unknown classifier \"\(classifier)\" (known: \(names.joined(separator: ", ")))", field: "classifier")
+    public static var names: [String] { all.map(\.name) }
+
+    /// The default pipeline called `name`.
+    public static func pipeline(named name: String) throws -> DefaultPipeline {
+        guard let d = all.first(where: { $0.name == name }) else {
+            throw GestureKitError("unknown classifier \"\(name)\" (known: \(names.joined(separator: ", ")))", field: "classifier")
         }
+        return d
     }
 
-    /// A spec built from a default or a file, with command-line overrides applied to its JSON
-    /// before decoding, so overrides go through the same validation as a hand-written spec.
+    /// The default spec as the JSON a person would write: pretty-printed, keys sorted.
+    public static func json(for name: String) throws -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try e.encode(try pipeline(named: name).spec), as: UTF8.self) + "\n"
+    }
+
+    /// A spec from a default or a file, with command-line overrides applied to the typed value.
     /// - Parameters:
-    ///   - classifierOptions: keys set on the `classifier` object (e.g. `"nullRejection": 2`).
-    public static func build(classifier: String?, specFile: String?, classifierOptions: [String: Any] = [:],
-                             window: PipelineSpec.Window? = nil, rest: String? = nil) throws -> PipelineSpec {
+    ///   - classifier: a default's name; with `specFile` it must agree with the spec's classifier.
+    /// - Throws: when the spec cannot be read, or an override does not apply to its classifier.
+    public static func build(classifier: String?, specFile: String?,
+                             overrides: PipelineSpec.Overrides = PipelineSpec.Overrides()) throws -> PipelineSpec {
+        let base: PipelineSpec
         let source: String
-        let data: Data
         if let specFile {
+            base = try PipelineSpec.load(specFile)
             source = specFile
-            do { data = try Data(contentsOf: URL(fileURLWithPath: specFile)) } catch {
-                throw GestureKitError("cannot read spec: \(error.localizedDescription)", file: specFile)
+            if let classifier {
+                let kind = try pipeline(named: classifier).spec.classifier.kind
+                guard kind == base.classifier.kind else {
+                    throw GestureKitError("--classifier \(classifier) disagrees with the spec's classifier \(base.classifier.kind)", file: specFile, field: "classifier.kind")
+                }
             }
         } else {
+            base = try pipeline(named: classifier ?? "dtw").spec
             source = "default \(classifier ?? "dtw") spec"
-            data = Data(try json(for: classifier ?? "dtw").utf8)
         }
-        guard var root = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw GestureKitError("not a JSON object", file: source)
-        }
-        if specFile != nil, let classifier {
-            let kind = (root["classifier"] as? [String: Any])?["kind"] as? String
-            if kind != classifier {
-                throw GestureKitError("--classifier \(classifier) disagrees with the spec's classifier \(kind ?? "(none)")", file: source, field: "classifier.kind")
-            }
-        }
-        if !classifierOptions.isEmpty {
-            var c = root["classifier"] as? [String: Any] ?? [:]
-            for (k, v) in classifierOptions { c[k] = v }
-            root["classifier"] = c
-        }
-        if let window {
-            var f = root["features"] as? [String: Any] ?? [:]
-            f["window"] = window.size
-            f["hop"] = window.hop
-            root["features"] = f
-        }
-        if let rest { root["rest"] = rest }
-        let edited = try JSONSerialization.data(withJSONObject: root)
-        return try decodeJSON(PipelineSpec.self, from: edited, file: source)
+        do { return try base.applying(overrides) } catch let e as GestureKitError { throw e.inFile(source) }
     }
 }

@@ -45,24 +45,141 @@ public struct Pipeline: Sendable {
     }
 
     /// Trains every stage in order on `dataset` (examples with a `nil` label are skipped).
-    /// - Parameter log: receives progress lines (stage fitted, classifier trained).
+    /// - Parameter progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
     public static func train(_ spec: PipelineSpec, on dataset: Dataset,
-                             log: (@Sendable (String) -> Void)? = nil) throws -> Pipeline {
+                             progress: (@Sendable (TrainingProgress) -> Void)? = nil) throws -> Pipeline {
         try spec.check()
         let started = Date()
         var spec = spec
-        let classes = dataset.classes
-        guard !classes.isEmpty else { throw GestureKitError("no labelled examples to train on", file: dataset.source) }
-        if let rest = spec.rest, !classes.contains(rest) {
-            throw GestureKitError("rest label \"\(rest)\" is not a class of the data (classes: \(classes.joined(separator: ", ")))",
-                                  file: dataset.source, field: "rest")
-        }
-        let channels = dataset.channelCount
+        var data = try LabelledSeries(dataset, rest: spec.rest)
         let rate = dataset.sampleRate
-        let index = Dictionary(uniqueKeysWithValues: classes.enumerated().map { ($1, $0) })
+        for i in spec.preprocessing.indices {
+            try spec.preprocessing[i].fit(data.series, channels: data.channels, sampleRate: rate)
+            let stage = spec.preprocessing[i]
+            data.series = data.series.map { stage.apply(to: $0) }
+            progress?(.fitted(stage: type(of: stage).kind))
+        }
+        let inputs = data.windows(spec.window)
+        let context = TrainingContext(groups: inputs.groups.contains { $0 != nil } ? inputs.groups : [], progress: progress)
+        let featureCount = try trainClassifier(&spec, on: inputs, classes: data.classes, context: context,
+                                               sampleRate: rate, source: dataset.source)
+        progress?(.trained(classifier: spec.classifier.kind, inputs: inputs.series.count, windowed: spec.window != nil))
+        for i in spec.postprocessing.indices {
+            try spec.postprocessing[i].prepare(sampleRate: rate)
+        }
+        var counts = [Int](repeating: 0, count: data.classes.count)
+        for l in data.labels { counts[l] += 1 }
+        let summary = TrainingSummary(
+            source: dataset.source, examples: data.series.count, classCounts: counts, featureCount: featureCount,
+            trainingInputs: inputs.series.count, seconds: Date().timeIntervalSince(started),
+            trainedAt: ISO8601DateFormatter().string(from: started))
+        return Pipeline(spec: spec, classes: data.classes, channelNames: dataset.channelNames, sampleRate: rate,
+                        training: summary)
+    }
+
+    /// Trains the classifier on what it sees (series, or features fitted and extracted here).
+    /// - Returns: the feature vector length the classifier was trained on (0 for sequence classifiers).
+    private static func trainClassifier(_ spec: inout PipelineSpec, on inputs: LabelledSeries.Inputs, classes: [String],
+                                        context: TrainingContext, sampleRate: Double?, source: String?) throws -> Int {
+        switch spec.classifier {
+        case .sequence(var classifier):
+            try classifier.train(inputs.series, labels: inputs.labels, classes: classes, context: context)
+            spec.classifier = .sequence(classifier)
+            return 0
+        case .vector(var classifier):
+            let channels = inputs.series.first?.channelCount ?? 0
+            for i in spec.extractors.indices {
+                try spec.extractors[i].fit(inputs.series, channels: channels, sampleRate: sampleRate)
+            }
+            let extractors = spec.extractors
+            var vectors = inputs.series.map { Pipeline.features(of: $0, extractors) }
+            for i in spec.transforms.indices {
+                try spec.transforms[i].fit(vectors)
+                let t = spec.transforms[i]
+                vectors = vectors.map { t.transform($0) }
+            }
+            let count = vectors.first?.count ?? 0
+            context.progress?(.extracted(count: count, inputs: vectors.count, windowed: spec.window != nil))
+            if let bad = vectors.firstIndex(where: { !$0.allSatisfy(\.isFinite) }) {
+                throw GestureKitError("features of training input \(bad) are not finite", file: source, field: "features")
+            }
+            try classifier.train(vectors, labels: inputs.labels, classes: classes, context: context)
+            spec.classifier = .vector(classifier)
+            return count
+        }
+    }
+
+    /// The windows the classifier sees for a whole example: every `size` frames each `hop`, or the
+    /// whole example when it is shorter than one window or no window is set.
+    static func windows(of s: TimeSeries, _ window: PipelineSpec.Window?) -> [TimeSeries] {
+        guard let w = window, s.frameCount > w.size else { return [s] }
+        return stride(from: 0, through: s.frameCount - w.size, by: w.hop).map { s.frames($0..<($0 + w.size)) }
+    }
+
+    static func features(of s: TimeSeries, _ extractors: [any FeatureExtractor]) -> [Float] {
+        extractors.flatMap { $0.features(of: s) }
+    }
+
+    /// A fresh recogniser for a live stream: flat memory; whole-example pipelines decide through
+    /// their classifier's spotter (see ``decidesLive``).
+    public func recognizer() -> Recognizer { Recognizer(self, mode: .live) }
+
+    /// A fresh recogniser that keeps every frame of a whole-example pipeline and classifies them at
+    /// ``Recognizer/finish()``: batch prediction of one series.
+    public func wholeSeriesRecognizer() -> Recognizer { Recognizer(self, mode: .wholeSeries) }
+
+    /// Whether a live ``recognizer()`` makes decisions: every windowed pipeline, and whole-example
+    /// pipelines whose classifier spots its classes in a stream.
+    public var decidesLive: Bool {
+        guard spec.window == nil else { return true }
+        if case .sequence(let c) = spec.classifier, let s = c as? any SpottingClassifier { return s.makeSpotter() != nil }
+        return false
+    }
+
+    /// Predicts one whole series: every frame is pushed through a fresh ``Recognizer``, then
+    /// ``Recognizer/finish()`` gives the verdict (so batch and streaming agree exactly).
+    /// - Throws: when the series has another channel count or holds non-finite values.
+    public func predict(_ series: TimeSeries) throws -> Prediction {
+        guard series.channelCount == channelCount else {
+            throw GestureKitError("data has \(series.channelCount) channels, the pipeline expects \(channelCount) (\(channelNames.joined(separator: ", ")))", field: "channels")
+        }
+        var r = wholeSeriesRecognizer()
+        try series.values.withUnsafeBufferPointer { all in
+            for f in 0..<series.frameCount {
+                _ = try r.push(UnsafeBufferPointer(rebasing: all[(f * channelCount)..<((f + 1) * channelCount)]))
+            }
+        }
+        return r.finish()
+    }
+}
+
+/// The labelled examples of a dataset as the classifier's training inputs: series, class indices and
+/// the session or user each came from.
+struct LabelledSeries {
+    let classes: [String]
+    let channels: Int
+    var series: [TimeSeries] = []
+    var labels: [Int] = []
+    var groups: [String?] = []
+
+    /// What the classifier sees: whole examples or windows of them.
+    struct Inputs {
         var series: [TimeSeries] = []
         var labels: [Int] = []
         var groups: [String?] = []
+    }
+
+    /// - Throws: when there is nothing labelled, the rest class is not a class, or an example has
+    ///   another channel count or a non-finite value.
+    init(_ dataset: Dataset, rest: String?) throws {
+        classes = dataset.classes
+        channels = dataset.channelCount
+        guard !classes.isEmpty else { throw GestureKitError("no labelled examples to train on", file: dataset.source) }
+        if let rest, !classes.contains(rest) {
+            throw GestureKitError("rest label \"\(rest)\" is not a class of the data (classes: \(classes.joined(separator: ", ")))",
+                                  file: dataset.source, field: "rest")
+        }
+        let index = Dictionary(uniqueKeysWithValues: classes.enumerated().map { ($1, $0) })
         for e in dataset.examples {
             guard let l = e.label, let i = index[l] else { continue }
             guard e.series.channelCount == channels else {
@@ -77,115 +194,17 @@ public struct Pipeline: Sendable {
         if let bad = series.firstIndex(where: { !$0.isFinite }) {
             throw GestureKitError("training example \(bad) holds a non-finite value", file: dataset.source)
         }
+    }
 
-        for i in spec.preprocessing.indices {
-            try spec.preprocessing[i].fit(series, channels: channels, sampleRate: rate)
-            let stage = spec.preprocessing[i]
-            series = series.map { stage.apply(to: $0) }
-            log?("fitted \(type(of: stage).kind)")
-        }
-
-        // What the classifier sees: whole examples or windows of them.
-        var inputs: [TimeSeries] = []
-        var inputLabels: [Int] = []
-        var inputGroups: [String?] = []
+    func windows(_ window: PipelineSpec.Window?) -> Inputs {
+        var out = Inputs()
         for (k, s) in series.enumerated() {
-            for w in Pipeline.windows(of: s, spec.window) {
-                inputs.append(w)
-                inputLabels.append(labels[k])
-                inputGroups.append(groups[k])
+            for w in Pipeline.windows(of: s, window) {
+                out.series.append(w)
+                out.labels.append(labels[k])
+                out.groups.append(groups[k])
             }
         }
-
-        var featureCount = 0
-        switch spec.classifier {
-        case .sequence(var classifier):
-            if let log, var lstm = classifier as? LSTMClassifier {
-                lstm.progress = { r in
-                    var line = String(format: "epoch %3d  loss %.4f  accuracy %.3f", r.epoch, r.loss, r.accuracy)
-                    if let vl = r.validationLoss, let va = r.validationAccuracy {
-                        line += String(format: "  validation loss %.4f  accuracy %.3f", vl, va)
-                    }
-                    log(line + String(format: "  lr %.2g  %.2f s", Double(r.learningRate), r.seconds))
-                }
-                classifier = lstm
-            }
-            try classifier.train(inputs, labels: inputLabels, classes: classes, groups: inputGroups)
-            if var lstm = classifier as? LSTMClassifier {
-                lstm.progress = nil
-                classifier = lstm
-            }
-            spec.classifier = .sequence(classifier)
-        case .vector(var classifier):
-            for i in spec.extractors.indices {
-                try spec.extractors[i].fit(inputs, channels: channels, sampleRate: rate)
-            }
-            let extractors = spec.extractors
-            var vectors = inputs.map { Pipeline.features(of: $0, extractors) }
-            for i in spec.transforms.indices {
-                try spec.transforms[i].fit(vectors)
-                let t = spec.transforms[i]
-                vectors = vectors.map { t.transform($0) }
-            }
-            featureCount = vectors.first?.count ?? 0
-            log?("extracted \(featureCount) features from \(vectors.count) \(spec.window == nil ? "examples" : "windows")")
-            if let bad = vectors.firstIndex(where: { !$0.allSatisfy(\.isFinite) }) {
-                throw GestureKitError("features of training input \(bad) are not finite", file: dataset.source, field: "features")
-            }
-            try classifier.train(vectors, labels: inputLabels, classes: classes)
-            spec.classifier = .vector(classifier)
-        }
-        log?("trained \(spec.classifier.kind) on \(inputs.count) \(spec.window == nil ? "examples" : "windows")")
-        for i in spec.postprocessing.indices {
-            try spec.postprocessing[i].prepare(sampleRate: rate)
-        }
-        var counts = [Int](repeating: 0, count: classes.count)
-        for l in labels { counts[l] += 1 }
-        let summary = TrainingSummary(
-            source: dataset.source, examples: series.count, classCounts: counts, featureCount: featureCount,
-            trainingInputs: inputs.count, seconds: Date().timeIntervalSince(started),
-            trainedAt: ISO8601DateFormatter().string(from: started))
-        return Pipeline(spec: spec, classes: classes, channelNames: dataset.channelNames, sampleRate: rate,
-                        training: summary)
-    }
-
-    /// The windows the classifier sees for a whole example: every `size` frames each `hop`, or the
-    /// whole example when it is shorter than one window or no window is set.
-    static func windows(of s: TimeSeries, _ window: PipelineSpec.Window?) -> [TimeSeries] {
-        guard let w = window, s.frameCount > w.size else { return [s] }
-        return stride(from: 0, through: s.frameCount - w.size, by: w.hop).map { s.frames($0..<($0 + w.size)) }
-    }
-
-    static func features(of s: TimeSeries, _ extractors: [any FeatureExtractor]) -> [Float] {
-        extractors.flatMap { $0.features(of: s) }
-    }
-
-    /// A fresh recogniser that keeps what a whole-example pipeline needs for ``Recognizer/finish()``.
-    public func recognizer() -> Recognizer { Recognizer(self) }
-
-    /// A fresh recogniser for an endless stream: flat memory; whole-example pipelines decide through
-    /// their classifier's spotter.
-    public func liveRecognizer() -> Recognizer { Recognizer(self, keepsHistory: false) }
-
-    /// Whether a whole-example pipeline can still decide live (its classifier spots gestures).
-    public var supportsSpotting: Bool {
-        if case .sequence(let c) = spec.classifier, let s = c as? any SpottingClassifier { return s.makeSpotter() != nil }
-        return false
-    }
-
-    /// Predicts one whole series: every frame is pushed through a fresh ``Recognizer``, then
-    /// ``Recognizer/finish()`` gives the verdict (so batch and streaming agree exactly).
-    /// - Throws: when the series has another channel count or holds non-finite values.
-    public func predict(_ series: TimeSeries) throws -> Prediction {
-        guard series.channelCount == channelCount else {
-            throw GestureKitError("data has \(series.channelCount) channels, the pipeline expects \(channelCount) (\(channelNames.joined(separator: ", ")))", field: "channels")
-        }
-        var r = recognizer()
-        try series.values.withUnsafeBufferPointer { all in
-            for f in 0..<series.frameCount {
-                _ = try r.push(UnsafeBufferPointer(rebasing: all[(f * channelCount)..<((f + 1) * channelCount)]))
-            }
-        }
-        return r.finish()
+        return out
     }
 }

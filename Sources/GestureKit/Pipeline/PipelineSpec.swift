@@ -127,32 +127,20 @@ public enum ClassifierStage: Sendable, Codable {
     case sequence(any SequenceClassifier)
     case vector(any VectorClassifier)
 
-    public var kind: String {
+    /// The classifier, whatever it reads.
+    public var stage: any Classifier {
         switch self {
-        case .sequence(let s): type(of: s).kind
-        case .vector(let v): type(of: v).kind
+        case .sequence(let s): s
+        case .vector(let v): v
         }
     }
 
-    public var classCount: Int {
-        switch self {
-        case .sequence(let s): s.classCount
-        case .vector(let v): v.classCount
-        }
-    }
-
-    public var summary: [String: String] {
-        switch self {
-        case .sequence(let s): s.summary
-        case .vector(let v): v.summary
-        }
-    }
+    public var kind: String { type(of: stage).kind }
+    public var classCount: Int { stage.classCount }
+    public var summary: [String: String] { stage.summary }
 
     public init(from decoder: Decoder) throws {
-        let stage = try decodeStage(
-            StageKinds.sequenceClassifiers.map { $0 as any Stage.Type }
-                + StageKinds.vectorClassifiers.map { $0 as any Stage.Type },
-            role: "classifier", from: decoder)
+        let stage = try decodeStage(StageKinds.classifiers, role: "classifier", from: decoder)
         if let s = stage as? any SequenceClassifier {
             self = .sequence(s)
         } else {
@@ -160,12 +148,7 @@ public enum ClassifierStage: Sendable, Codable {
         }
     }
 
-    public func encode(to encoder: Encoder) throws {
-        switch self {
-        case .sequence(let s): try encodeStage(s, to: encoder)
-        case .vector(let v): try encodeStage(v, to: encoder)
-        }
-    }
+    public func encode(to encoder: Encoder) throws { try encodeStage(stage, to: encoder) }
 }
 
 private func decodeStages<K: CodingKey, T>(_ c: KeyedDecodingContainer<K>, _ key: K, _ types: [T], role: String) throws -> [any Stage] {

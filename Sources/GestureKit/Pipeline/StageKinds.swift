@@ -9,8 +9,8 @@ enum StageKinds {
     ]
     static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self]
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
-    static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self, LSTMClassifier.self]
-    static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self]
+    /// Sequence and vector classifiers; also the order of `--classifier` names in help texts.
+    static let classifiers: [any Classifier.Type] = [DTWClassifier.self, KNNClassifier.self, MinimumDistance.self, LSTMClassifier.self]
     static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
 }
 
@@ -36,9 +36,12 @@ func decodeStage<T>(_ types: [T], role: String, from decoder: Decoder) throws ->
     for t in types {
         guard let s = t as? any Stage.Type, s.kind == kind else { continue }
         do {
-            let stage = try s.init(from: decoder)
+            let read = KeyLog()
+            let stage = try s.init(from: RecordingDecoder(inner: decoder, log: read))
             try stage.validate()
-            try rejectUnknownKeys(c.allKeys.map(\.stringValue), of: stage)
+            if let unknown = c.allKeys.map(\.stringValue).first(where: { $0 != "kind" && !read.keys.contains($0) }) {
+                throw GestureKitError("unknown key \"\(unknown)\" for \(kind) (keys: \(read.keys.sorted().joined(separator: ", ")))", field: unknown)
+            }
             return stage
         } catch var e as GestureKitError {
             let at = codingPathString(decoder.codingPath)
@@ -59,18 +62,64 @@ func codingPathString(_ path: [CodingKey]) -> String? {
     return s.isEmpty ? nil : s
 }
 
-/// A key the stage does not write back is a key it did not read: most likely a typo in a
-/// hand-written spec, which must not be silently ignored.
-private func rejectUnknownKeys(_ keys: [String], of stage: any Stage) throws {
-    let encoder = JSONEncoder()
-    let data = try encoder.encode(StageBox(stage: stage))
-    let known = Set(((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?.keys.map { $0 } ?? [])
-    if let unknown = keys.first(where: { $0 != "kind" && !known.contains($0) }) {
-        throw GestureKitError("unknown key \"\(unknown)\" for \(type(of: stage).kind) (keys: \(known.sorted().joined(separator: ", ")))", field: unknown)
-    }
+/// The keys a stage looked at while decoding. A key in the input it never asked for is most likely
+/// a typo in a hand-written spec, which must not be silently ignored; an explicit `null` for an
+/// optional key it asked for is fine.
+private final class KeyLog: @unchecked Sendable {
+    var keys: Set<String> = []
 }
 
-private struct StageBox: Encodable {
-    let stage: any Stage
-    func encode(to encoder: Encoder) throws { try stage.encode(to: encoder) }
+/// A decoder that records the keys asked for at its top level and forwards everything.
+private struct RecordingDecoder: Decoder {
+    let inner: Decoder
+    let log: KeyLog
+    var codingPath: [CodingKey] { inner.codingPath }
+    var userInfo: [CodingUserInfoKey: Any] { inner.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RecordingContainer(inner: try inner.container(keyedBy: type), log: log))
+    }
+    func unkeyedContainer() throws -> UnkeyedDecodingContainer { try inner.unkeyedContainer() }
+    func singleValueContainer() throws -> SingleValueDecodingContainer { try inner.singleValueContainer() }
+}
+
+private struct RecordingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let inner: KeyedDecodingContainer<Key>
+    let log: KeyLog
+    var codingPath: [CodingKey] { inner.codingPath }
+    var allKeys: [Key] { inner.allKeys }
+
+    private func saw(_ key: Key) { log.keys.insert(key.stringValue) }
+
+    func contains(_ key: Key) -> Bool { saw(key); return inner.contains(key) }
+    func decodeNil(forKey key: Key) throws -> Bool { saw(key); return try inner.decodeNil(forKey: key) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { saw(key); return try inner.decode(type, forKey: key) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { saw(key); return try inner.decode(type, forKey: key) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        saw(key)
+        return try inner.decodeIfPresent(type, forKey: key)
+    }
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        saw(key)
+        return try inner.nestedContainer(keyedBy: type, forKey: key)
+    }
+    func nestedUnkeyedContainer(forKey key: Key) throws -> UnkeyedDecodingContainer {
+        saw(key)
+        return try inner.nestedUnkeyedContainer(forKey: key)
+    }
+    func superDecoder() throws -> Decoder { try inner.superDecoder() }
+    func superDecoder(forKey key: Key) throws -> Decoder { saw(key); return try inner.superDecoder(forKey: key) }
 }

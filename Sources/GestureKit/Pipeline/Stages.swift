@@ -1,3 +1,5 @@
+import Foundation
+
 /// What every pipeline stage shares: a stable `kind` tag under which its configuration and learned
 /// state are stored in the pipeline file (`{"kind": "movingAverage", ...}`).
 ///
@@ -107,35 +109,115 @@ public struct Prediction: Sendable, Hashable, Codable {
     }
 }
 
-/// A classifier of whole series (DTW, LSTM).
-public protocol SequenceClassifier: Stage {
-    /// - Parameters:
-    ///   - labels: class index of each example, into `classes`.
-    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
-    /// Training that knows which session or user each example came from, so a classifier that
-    /// holds out validation data can hold out whole groups. Default: ignores the groups.
-    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws
-    func predict(_ series: TimeSeries) -> Prediction
+/// What a classifier may use while it trains besides its examples: where each example came from
+/// and where to report progress.
+public struct TrainingContext: Sendable {
+    /// Per example, the session or user it came from (`nil` when unknown), so a classifier that holds
+    /// out validation data can hold out whole groups; empty when no example has one.
+    public var groups: [String?]
+    /// Receives progress while training runs (on the training thread).
+    public var progress: (@Sendable (TrainingProgress) -> Void)?
+
+    public init(groups: [String?] = [], progress: (@Sendable (TrainingProgress) -> Void)? = nil) {
+        self.groups = groups
+        self.progress = progress
+    }
+}
+
+/// One step of ``Pipeline/train(_:on:progress:)``, as it happens.
+public enum TrainingProgress: Sendable, CustomStringConvertible {
+    /// A pre-processing stage of this kind was fitted.
+    case fitted(stage: String)
+    /// Features were extracted: `count` per input, from `inputs` examples or windows.
+    case extracted(count: Int, inputs: Int, windowed: Bool)
+    /// An iterative classifier finished an epoch.
+    case epoch(LSTMEpochReport)
+    /// The classifier of this kind was trained on `inputs` examples or windows.
+    case trained(classifier: String, inputs: Int, windowed: Bool)
+
+    public var description: String {
+        switch self {
+        case .fitted(let stage): return "fitted \(stage)"
+        case .extracted(let count, let inputs, let windowed):
+            return "extracted \(count) features from \(inputs) \(windowed ? "windows" : "examples")"
+        case .epoch(let r):
+            var line = String(format: "epoch %3d  loss %.4f  accuracy %.3f", r.epoch, r.loss, r.accuracy)
+            if let vl = r.validationLoss, let va = r.validationAccuracy {
+                line += String(format: "  validation loss %.4f  accuracy %.3f", vl, va)
+            }
+            return line + String(format: "  lr %.2g  %.2f s", Double(r.learningRate), r.seconds)
+        case .trained(let classifier, let inputs, let windowed):
+            return "trained \(classifier) on \(inputs) \(windowed ? "windows" : "examples")"
+        }
+    }
+}
+
+/// What every classifier shares, whatever it reads.
+public protocol Classifier: Stage {
     var classCount: Int { get }
     /// What `gesture info` prints about the trained model (one short line per entry).
     var summary: [String: String] { get }
+    /// The command-line settings this classifier has. Default: none.
+    static var settings: Set<ClassifierSetting> { get }
+    /// Applies `settings`, which hold only settings in ``settings``. Default: nothing to apply.
+    mutating func apply(_ settings: ClassifierSettings) throws
+    /// The pipeline `--classifier NAME` builds around this classifier, if it has one. Default: none.
+    static var defaultPipeline: DefaultPipeline? { get }
+}
+
+extension Classifier {
+    public static var settings: Set<ClassifierSetting> { [] }
+    public mutating func apply(_ settings: ClassifierSettings) throws {}
+    public static var defaultPipeline: DefaultPipeline? { nil }
+}
+
+/// A classifier of whole series (DTW, LSTM).
+public protocol SequenceClassifier: Classifier {
+    /// - Parameters:
+    ///   - labels: class index of each example, into `classes`.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
+    /// Training with its context (groups, progress). Default: ignores the context.
+    mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws
+    func predict(_ series: TimeSeries) -> Prediction
 }
 
 extension SequenceClassifier {
-    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws {
         try train(examples, labels: labels, classes: classes)
     }
 }
 
+/// A sequence classifier that can follow overlapping windows of a stream frame by frame, carrying
+/// its state, so a live decision costs a few steps per frame instead of a whole window every hop.
+public protocol IncrementalClassifier: SequenceClassifier {
+    /// A stream over windows of `window` frames every `hop` frames, giving the same decisions as
+    /// ``SequenceClassifier/predict(_:)`` on each window; `nil` when this window and hop cannot be
+    /// followed incrementally.
+    func incrementalWindows(window: Int, hop: Int) -> (any WindowStream)?
+}
+
+/// Overlapping windows of a stream followed incrementally (see ``IncrementalClassifier``).
+public protocol WindowStream: Sendable {
+    /// Forgets all windows in progress.
+    mutating func reset()
+    /// Feeds one frame; returns the decision on the window that ends on it, every `hop` frames once
+    /// a whole window has been seen, otherwise `nil`.
+    mutating func step(_ frame: UnsafeBufferPointer<Float>) -> Prediction?
+}
+
 /// A classifier of feature vectors (kNN, minimum distance).
-public protocol VectorClassifier: Stage {
+public protocol VectorClassifier: Classifier {
     mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String]) throws
+    /// Training with its context (groups, progress). Default: ignores the context.
+    mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String], context: TrainingContext) throws
     func predict(_ vector: UnsafeBufferPointer<Float>) -> Prediction
-    var classCount: Int { get }
-    var summary: [String: String] { get }
 }
 
 extension VectorClassifier {
+    public mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String], context: TrainingContext) throws {
+        try train(vectors, labels: labels, classes: classes)
+    }
+
     public func predict(_ vector: [Float]) -> Prediction {
         vector.withUnsafeBufferPointer { predict($0) }
     }

@@ -37,7 +37,6 @@ extension LSTMClassifier {
         patience = try c.decodeIfPresent(Int.self, forKey: .patience) ?? d.patience
         schedule = try c.decodeIfPresent(Schedule.self, forKey: .schedule) ?? d.schedule
         balanceClasses = try c.decodeIfPresent(Bool.self, forKey: .balanceClasses) ?? d.balanceClasses
-        progress = nil
 
         classes = try c.decodeIfPresent([String].self, forKey: .classes) ?? []
         channelCount = try c.decodeIfPresent(Int.self, forKey: .channels) ?? 0

@@ -4,17 +4,24 @@ import Foundation
 extension LSTMClassifier {
     /// Trains without groups (the validation part is a stratified random split).
     public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws {
-        try train(examples, labels: labels, classes: classes, groups: [String?](repeating: nil, count: examples.count))
+        try train(examples, labels: labels, classes: classes, context: TrainingContext())
     }
 
     /// Trains the network from scratch.
     ///
-    /// - Parameters:
-    ///   - groups: per example, what must stay together (session or user); when any is non-nil the
-    ///     validation part is made of whole groups, so early stopping sees unseen groups.
-    /// - Complexity: O(epochs * frames * 4H * (in + H)); sets OpenBLAS to one thread (faster for
-    ///   these small matrices). Scratch memory is lent by ``LSTMWorkspacePool`` and returned after.
-    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?]) throws {
+    /// When `context.groups` names any group, the validation part is made of whole groups, so early
+    /// stopping sees unseen sessions or users. Each epoch is reported to `context.progress`.
+    /// - Complexity: O(epochs * frames * 4H * (in + H)); BLAS runs on one thread meanwhile (faster
+    ///   for these small matrices). Scratch memory is lent by ``LSTMWorkspacePool`` and returned after.
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws {
+        let groups = context.groups.isEmpty ? [String?](repeating: nil, count: examples.count) : context.groups
+        try Linalg.singleThreaded {
+            try trainNetwork(examples, labels: labels, classes: classes, groups: groups, progress: context.progress)
+        }
+    }
+
+    private mutating func trainNetwork(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?],
+                                       progress: (@Sendable (TrainingProgress) -> Void)?) throws {
         try checkConfiguration()
         guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
         guard labels.count == examples.count, groups.count == examples.count else {
@@ -32,7 +39,6 @@ extension LSTMClassifier {
                 throw GestureKitError("example \(i) has label \(labels[i]), outside 0..<\(classes.count)", field: "labels")
             }
         }
-        Linalg.setThreadCount(1)
         self.classes = classes
         channelCount = c
 
@@ -137,7 +143,7 @@ extension LSTMClassifier {
                     }
                 }
                 report.seconds = Date().timeIntervalSince(started)
-                progress?(report)
+                progress?(.epoch(report))
                 if stop || !theta.allSatisfy(\.isFinite) { break }
             }
         }

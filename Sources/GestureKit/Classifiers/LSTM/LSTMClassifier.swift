@@ -88,9 +88,6 @@ public struct LSTMClassifier: SequenceClassifier {
     /// imbalanced data (`balanceClasses`, default true).
     public var balanceClasses: Bool
 
-    /// Called after every epoch while training (not saved).
-    public var progress: (@Sendable (LSTMEpochReport) -> Void)?
-
     // MARK: Learned state (absent until trained)
 
     /// Class names, in output order.
@@ -185,8 +182,17 @@ public struct LSTMClassifier: SequenceClassifier {
     }
 
     /// The overlapping-window stream of the GestureIt app: windows of `window` frames every `hop` frames.
+    /// - Precondition: `window` is a positive multiple of `hop`.
     public func windowStream(window: Int, hop: Int) -> LSTMWindowStream {
         LSTMWindowStream(self, window: window, hop: hop)
+    }
+}
+
+extension LSTMClassifier: IncrementalClassifier {
+    /// Slots that each carry their LSTM state (``LSTMWindowStream``) when `window` is a multiple of `hop`.
+    public func incrementalWindows(window: Int, hop: Int) -> (any WindowStream)? {
+        guard isTrained, window > 0, hop > 0, window % hop == 0 else { return nil }
+        return windowStream(window: window, hop: hop)
     }
 }
 

@@ -139,7 +139,7 @@ public struct LSTMStream: Sendable {
 /// Rather than re-running each window, `window / hop` interleaved slots each carry their own state:
 /// slot `j` starts a new window at frames `j * hop`, `j * hop + window`, ...; every frame is fed to each
 /// running slot, and when a slot's window completes its prediction is emitted and the slot restarts.
-public struct LSTMWindowStream: Sendable {
+public struct LSTMWindowStream: WindowStream {
     public let window: Int
     public let hop: Int
     var slots: [LSTMStream]
