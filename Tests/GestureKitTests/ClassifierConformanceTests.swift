@@ -22,9 +22,17 @@ import Testing
     }()
     static let test: Dataset = try! Dataset.load(TestData.basicMotionsTest)
 
-    @Test(arguments: specs.map(\.0))
+    /// Every default pipeline (one per classifier that has one, from the kind list) and the variants above.
+    static let names = DefaultSpecs.names.map { "default " + $0 } + specs.map(\.0)
+
+    static func spec(_ name: String) throws -> PipelineSpec {
+        if name.hasPrefix("default ") { return try DefaultSpecs.pipeline(named: String(name.dropFirst(8))).spec }
+        return try TestData.spec(Self.specs.first { $0.0 == name }!.1)
+    }
+
+    @Test(arguments: names)
     func conformance(name: String) throws {
-        let spec = try TestData.spec(Self.specs.first { $0.0 == name }!.1)
+        let spec = try Self.spec(name)
         let p = try Pipeline.train(spec, on: Self.train)
         #expect(p.classes == ["Standing", "Running", "Walking", "Badminton"])
 

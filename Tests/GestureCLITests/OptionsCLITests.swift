@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Command-line options are typed end to end: what does not apply is refused by name, every command
+/// takes one window syntax, and every failure speaks through one error path.
+@Suite struct OptionsCLITests {
+    static let train = CLI.repo.appendingPathComponent("datasets/basicmotions/BasicMotions_TRAIN.ts").path
+    static let test = CLI.repo.appendingPathComponent("datasets/basicmotions/BasicMotions_TEST.ts").path
+
+    static func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("options-\(name)-\(UUID().uuidString).gesture").path
+    }
+
+    @Test func seedSeedsTheFoldsOfAClassifierWithoutOne() throws {
+        let r = try CLI.run(["evaluate", Self.train, "--classifier", "dtw", "--folds", "5", "--seed", "3"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.contains("accuracy"))
+    }
+
+    @Test func badValuesAndMisplacedFlagsAreUsageErrors() throws {
+        let out = Self.temporary("bad")
+        let cases: [([String], String)] = [
+            (["train", Self.train, "--classifier", "knn", "--seed=-1", "-o", out], "--seed"),
+            (["train", Self.train, "--classifier", "dtw", "--epochs", "5", "-o", out], "--epochs does not apply to the dtw classifier"),
+            (["train", Self.train, "--classifier", "nope", "-o", out], "'dtw', 'knn'"),
+            (["train", Self.train, "--window", "20,0", "-o", out], "--window"),
+            (["train", Self.train, "--classifier", "knn", "--window", "20,5", "--hop", "5", "-o", out], "give the hop once"),
+        ]
+        for (args, says) in cases {
+            let r = try CLI.run(args)
+            #expect(r.status == 64, "\(args): \(r.status) \(r.stderr)")
+            #expect(r.stderr.hasPrefix("error: "), "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(says), "\(args): \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    @Test func trainingFlagsAreRefusedWhenEvaluatingATrainedPipeline() throws {
+        let p = Self.temporary("knn")
+        defer { try? FileManager.default.removeItem(atPath: p) }
+        #expect(try CLI.run(["train", Self.train, "--classifier", "knn", "-o", p]).status == 0)
+        for extra in [["--classifier", "lstm"], ["--epochs", "5"], ["--null-rejection", "2"], ["--window", "20"]] {
+            let r = try CLI.run(["evaluate", p, Self.test] + extra)
+            #expect(r.status == 64, "\(extra): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("error: \(extra[0]) does not apply when evaluating a trained pipeline"), "\(r.stderr)")
+        }
+    }
+
+    @Test func bothWindowSyntaxesBuildTheSamePipeline() throws {
+        let a = Self.temporary("a"), b = Self.temporary("b")
+        defer { for p in [a, b] { try? FileManager.default.removeItem(atPath: p) } }
+        #expect(try CLI.run(["train", Self.train, "--classifier", "knn", "--window", "20,5", "-o", a]).status == 0)
+        #expect(try CLI.run(["train", Self.train, "--classifier", "knn", "--window", "20", "--hop", "5", "-o", b]).status == 0)
+        let ia = try CLI.run(["info", a, "--json"]), ib = try CLI.run(["info", b, "--json"])
+        #expect(ia.stdout.contains("\"hop\":5") || ia.stdout.contains("\"hop\" : 5"), "\(ia.stdout.prefix(400))")
+        // Same windows, same training inputs: the two pipelines predict alike.
+        let pa = try CLI.run(["predict", a, Self.test]), pb = try CLI.run(["predict", b, Self.test])
+        #expect(pa.status == 0 && pa.stdout == pb.stdout)
+        #expect(ib.status == 0)
+        let cut = try CLI.run(["info", Self.train, "--window", "20,5"])
+        #expect(cut.status == 0, "\(cut.stderr)")
+    }
+
+    @Test func inputErrorsExitOneWithTheSamePrefix() throws {
+        let r = try CLI.run(["train", "/nonexistent/data.ts", "-o", Self.temporary("x")])
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("error: /nonexistent/data.ts"), "\(r.stderr)")
+    }
+
+    @Test func specPrintsTheDefaultPipelines() throws {
+        for name in ["dtw", "knn", "centroid", "lstm"] {
+            let r = try CLI.run(["spec", name])
+            #expect(r.status == 0)
+            let file = try String(contentsOfFile: CLI.repo.appendingPathComponent("pipelines/\(name).json").path, encoding: .utf8)
+            #expect(r.stdout == file, "\(name)")
+        }
+    }
+}
