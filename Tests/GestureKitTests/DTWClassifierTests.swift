@@ -175,9 +175,9 @@ import Testing
     // MARK: real data
 
     /// BasicMotions README: 1-NN full-window DTW, raw values: dependent 0.975, independent 1.000.
-    @Test(.enabled(if: DTWTestData.available)) func basicMotionsTrainTest() throws {
-        let train = try DTWTestData.load("basicmotions/BasicMotions_TRAIN.ts")
-        var test = try DTWTestData.load("basicmotions/BasicMotions_TEST.ts")
+    @Test func basicMotionsTrainTest() throws {
+        let train = try Dataset.load(TestData.basicMotionsTrain)
+        var test = try Dataset.load(TestData.basicMotionsTest)
         test.classes = train.classes
         var dep = DTWClassifier(variant: .dependent)
         try Self.train(&dep, train)

@@ -26,10 +26,9 @@ import Testing
 
     /// Default settings, TRAIN -> TEST, mean over seeds 0, 1, 2 must reach 0.95
     /// (1-NN DTW_D reaches 0.975 on these files, see the dataset README).
-    @Test(.enabled(if: exists("basicmotions/BasicMotions_TRAIN.ts")))
-    func basicMotionsDefaultSettings() throws {
-        let train = try Dataset.load(Self.path("basicmotions/BasicMotions_TRAIN.ts"))
-        let test = try Dataset.load(Self.path("basicmotions/BasicMotions_TEST.ts"))
+    @Test func basicMotionsDefaultSettings() throws {
+        let train = try Dataset.load(TestData.basicMotionsTrain)
+        let test = try Dataset.load(TestData.basicMotionsTest)
         let classes = train.classes
         var accs: [Double] = []
         for seed: UInt64 in [0, 1, 2] {

@@ -23,7 +23,7 @@ public enum CSVFormat {
     /// - Complexity: O(file size).
     public static func read(_ path: String, options: DatasetLoadOptions = .init()) throws -> Dataset {
         var isDir: ObjCBool = false
-        FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
+        _ = FileManager.default.fileExists(atPath: path, isDirectory: &isDir)
         var recordings: [Recording] = []
         var classes: [String] = []
         if isDir.boolValue {

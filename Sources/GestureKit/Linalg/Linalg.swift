@@ -10,7 +10,7 @@ import COpenBLAS
 /// Everything is column-major so both back ends see the same memory. Kernels do not throw on shape
 /// mistakes (those are programmer errors and trap); LAPACK failures that depend on the data, such as
 /// a matrix that is not positive definite, throw ``LinalgError``.
-public enum Linalg {
+package enum Linalg {
     /// Whether to transpose an operand of ``gemm(transposeA:transposeB:m:n:k:alpha:a:lda:b:ldb:beta:c:ldc:)``.
     public enum Transpose: Sendable { case none, transpose }
 

@@ -3,7 +3,7 @@
 /// Element `(i, j)` lives at `values[i + j * rows]`. A row-major `n x d` block (such as
 /// ``TimeSeries/values``) is the same memory as a column-major `d x n` matrix, so series can be
 /// handed to BLAS without copying by treating them as their transpose.
-public struct Matrix: Sendable, Hashable {
+package struct Matrix: Sendable, Hashable {
     public var rows: Int
     public var columns: Int
     public var values: [Float]

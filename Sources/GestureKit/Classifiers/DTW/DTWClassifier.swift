@@ -33,10 +33,10 @@ public struct DTWClassifier: SequenceClassifier {
 
     // MARK: learned state
     /// Templates and thresholds; `nil` until trained.
-    public internal(set) var model: Model?
+    package internal(set) var model: Model?
 
     /// What training learns.
-    public struct Model: Sendable, Hashable {
+    package struct Model: Sendable, Hashable {
         public var classes: [String]
         public var channels: Int
         /// Prepared templates, channel-major, concatenated.

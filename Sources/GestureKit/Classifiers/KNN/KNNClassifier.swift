@@ -50,9 +50,9 @@ public struct KNNClassifier: VectorClassifier {
     public var folds: Int
     public var seed: UInt64
 
-    public internal(set) var model: Model?
+    package internal(set) var model: Model?
 
-    public struct Model: Sendable, Hashable {
+    package struct Model: Sendable, Hashable {
         public var classes: [String]
         public var dimensions: Int
         /// Training vectors, dimension-major: value d of vector j at `d * count + j`.

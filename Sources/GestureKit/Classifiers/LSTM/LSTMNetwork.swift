@@ -180,6 +180,19 @@ final class LSTMWorkspacePool: @unchecked Sendable {
         if idle.count >= Self.idleLimit { idle.removeFirst() }
         idle.append(workspace)
     }
+
+    /// Frees the idle workspaces.
+    func drain() {
+        lock.lock()
+        defer { lock.unlock() }
+        idle.removeAll()
+    }
+}
+
+extension LSTMClassifier {
+    /// Frees the scratch memory finished trainings keep for the next one (up to 64 MiB), for
+    /// example when an app receives a memory warning. The next training allocates it again.
+    public static func releaseCaches() { LSTMWorkspacePool.shared.drain() }
 }
 
 /// One series of a batch: `frames` normalised frames (at least ``LSTMShape/minimumFrames``) at `values`.
