@@ -194,3 +194,54 @@ extension WindowedFilter {
         reset()
     }
 }
+
+/// The last `window` samples of every channel, kept the way each windowed filter needs them: non-finite
+/// samples held, and primed with the first frame (see ``FilterSupport``). Frames sit in arrival order
+/// in a ring of `window * channels` values.
+struct SampleWindow: Sendable {
+    private(set) var ring: [Float] = []
+    private var last: [Float] = []
+    private var position = 0
+    private var primed = false
+    private(set) var window = 0
+    private(set) var channels = 0
+
+    /// Empties the window and sizes it, as at the start of a stream.
+    mutating func reset(window: Int, channels: Int) {
+        self.window = max(window, 1)
+        self.channels = channels
+        ring = [Float](repeating: 0, count: self.window * channels)
+        last = [Float](repeating: 0, count: channels)
+        position = 0
+        primed = false
+    }
+
+    /// Stores one frame and replaces each sample by `output(j, x, leaving, ring, slot)`: channel `j`'s
+    /// new sample `x` (held when non-finite), the sample it pushed out of the window (`nil` on the first
+    /// frame, which fills the whole window with `x`), the ring and the slot `x` was stored in (the
+    /// oldest sample is in the next slot).
+    /// - Complexity: O(channels) plus the cost of `output`; no allocation.
+    @inline(__always)
+    mutating func push(_ frame: UnsafeMutableBufferPointer<Float>,
+                       _ output: (_ j: Int, _ x: Float, _ leaving: Float?, _ ring: UnsafeBufferPointer<Float>, _ slot: Int) -> Float) {
+        let c = channels, w = window, pos = position, wasPrimed = primed
+        ring.withUnsafeMutableBufferPointer { ring in
+            last.withUnsafeMutableBufferPointer { last in
+                for j in 0..<c {
+                    let x = FilterSupport.held(frame[j], previous: last[j])
+                    last[j] = x
+                    var leaving: Float? = nil
+                    if wasPrimed {
+                        leaving = ring[pos * c + j]
+                    } else {
+                        for k in 0..<w { ring[k * c + j] = x }
+                    }
+                    ring[pos * c + j] = x
+                    frame[j] = output(j, x, leaving, UnsafeBufferPointer(ring), pos)
+                }
+            }
+        }
+        primed = true
+        position = pos == w - 1 ? 0 : pos + 1
+    }
+}

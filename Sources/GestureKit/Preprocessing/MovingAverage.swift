@@ -11,11 +11,8 @@ public struct MovingAverage: WindowedFilter {
     public static let kind = "movingAverage"
     var config: WindowedFilterConfig
 
-    private var ring: [Float] = []
+    private var samples = SampleWindow()
     private var sums: [Double] = []
-    private var last: [Float] = []
-    private var position = 0
-    private var primed = false
 
     public var window: Int {
         get { config.window }
@@ -27,48 +24,30 @@ public struct MovingAverage: WindowedFilter {
 
     public mutating func reset() {
         let c = channels ?? 0
-        let w = max(window, 1)
-        ring = [Float](repeating: 0, count: w * c)
+        samples.reset(window: window, channels: c)
         sums = [Double](repeating: 0, count: c)
-        last = [Float](repeating: 0, count: c)
-        position = 0
-        primed = false
     }
 
     /// - Complexity: amortised O(channels).
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
         let c = frame.count
-        if last.count != c || ring.count != max(window, 1) * c { config.channels = c; reset() }
-        let w = max(window, 1)
-        let pos = position
-        let wasPrimed = primed
-        ring.withUnsafeMutableBufferPointer { ring in
-            sums.withUnsafeMutableBufferPointer { sums in
-                last.withUnsafeMutableBufferPointer { last in
-                    for j in 0..<c {
-                        let x = FilterSupport.held(frame[j], previous: last[j])
-                        last[j] = x
-                        if !wasPrimed {
-                            for k in 0..<w { ring[k * c + j] = x }
-                            sums[j] = Double(x) * Double(w)
-                        } else {
-                            sums[j] += Double(x) - Double(ring[pos * c + j])
-                            ring[pos * c + j] = x
-                        }
-                    }
-                    if pos == w - 1 {
-                        // Recompute exactly once per lap so rounding in the running sum cannot accumulate.
-                        for j in 0..<c {
-                            var s = 0.0
-                            for k in 0..<w { s += Double(ring[k * c + j]) }
-                            sums[j] = s
-                        }
-                    }
-                    for j in 0..<c { frame[j] = Float(sums[j] / Double(w)) }
+        if samples.channels != c || samples.window != max(window, 1) { config.channels = c; reset() }
+        let w = samples.window
+        sums.withUnsafeMutableBufferPointer { sums in
+            samples.push(frame) { j, x, leaving, ring, slot in
+                if let leaving {
+                    sums[j] += Double(x) - Double(leaving)
+                } else {
+                    sums[j] = Double(x) * Double(w)
                 }
+                if slot == w - 1 {
+                    // Recompute exactly once per lap so rounding in the running sum cannot accumulate.
+                    var s = 0.0
+                    for k in 0..<w { s += Double(ring[k * c + j]) }
+                    sums[j] = s
+                }
+                return Float(sums[j] / Double(w))
             }
         }
-        primed = true
-        position = pos == w - 1 ? 0 : pos + 1
     }
 }

@@ -24,10 +24,7 @@ public struct SavitzkyGolay: Preprocessor {
 
     /// The filter weights, oldest frame first (`window` of them).
     public private(set) var weights: [Float] = []
-    private var ring: [Float] = []
-    private var last: [Float] = []
-    private var position = 0
-    private var primed = false
+    private var samples = SampleWindow()
 
     public init(window: Int = 5, polynomialOrder: Int = 2, mode: Mode = .centered) {
         self.window = window
@@ -81,41 +78,26 @@ public struct SavitzkyGolay: Preprocessor {
     }
 
     public mutating func reset() {
-        let c = channels ?? 0, w = max(window, 1)
-        ring = [Float](repeating: 0, count: w * c)
-        last = [Float](repeating: 0, count: c)
-        position = 0
-        primed = false
+        samples.reset(window: window, channels: channels ?? 0)
     }
 
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
         let c = frame.count
-        if last.count != c { channels = c; reset() }
+        if samples.channels != c { channels = c; reset() }
         let w = weights.count
-        guard w > 0 else { return }  // invalid configuration: validate() reports it
-        let pos = position, wasPrimed = primed
-        ring.withUnsafeMutableBufferPointer { ring in
-            last.withUnsafeMutableBufferPointer { last in
-                weights.withUnsafeBufferPointer { h in
-                    for j in 0..<c {
-                        let x = FilterSupport.held(frame[j], previous: last[j])
-                        last[j] = x
-                        if !wasPrimed { for k in 0..<w { ring[k * c + j] = x } }
-                        ring[pos * c + j] = x
-                        // Oldest frame sits just after the newest one in the ring.
-                        var acc = 0.0
-                        var slot = pos + 1 == w ? 0 : pos + 1
-                        for k in 0..<w {
-                            acc += Double(h[k]) * Double(ring[slot * c + j])
-                            slot = slot + 1 == w ? 0 : slot + 1
-                        }
-                        frame[j] = Float(acc)
-                    }
+        guard w > 0, samples.window == w else { return }  // invalid configuration: validate() reports it
+        weights.withUnsafeBufferPointer { h in
+            samples.push(frame) { j, _, _, ring, slot in
+                // Oldest frame sits just after the newest one in the ring.
+                var acc = 0.0
+                var s = slot + 1 == w ? 0 : slot + 1
+                for k in 0..<w {
+                    acc += Double(h[k]) * Double(ring[s * c + j])
+                    s = s + 1 == w ? 0 : s + 1
                 }
+                return Float(acc)
             }
         }
-        primed = true
-        position = pos == w - 1 ? 0 : pos + 1
     }
 
     /// Least-squares weights `h = A (A^T A)^-1 e0` for positions `t` relative to the output point
