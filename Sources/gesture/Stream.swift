@@ -51,86 +51,76 @@ struct Stream: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
-            var current = try Pipeline.load(pipeline)
-            try StreamSession.checkLive(current, file: pipeline)
-            let reader = try FrameReader(try InputSpec(parsing: input), channelNames: current.channelNames, rate: rate)
+            var live: SwappableRecognizer
+            do { live = try SwappableRecognizer(try Pipeline.load(pipeline)) } catch let e as GestureKitError { throw e.inFile(pipeline) }
+            let first = live.pipeline
+            let reader = try FrameReader(try InputSpec(parsing: input), channelNames: first.channelNames, rate: rate)
             defer { reader.close() }
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
-            var recognizer = current.recognizer()
-            var watcher = reload ? FileWatcher(path: pipeline, interval: .milliseconds(200)) : nil
-            printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(current.spec.classifier.kind), \(current.classes.count) classes, channels \(current.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
-            let pending = PendingReload()
-            var frames = 0, detections = 0, reloads = 0
-            let started = Date()
-            let out = OutputBuffer()
+            printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(first.spec.classifier.kind), \(first.classes.count) classes, channels \(first.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
+            var session = Session(reload: reload ? Reloader(path: pipeline, mailbox: live.mailbox) : nil)
             let stop = StopFlag()
             let signalSources = stop.install()
             defer { signalSources.forEach { $0.cancel() } }
             let frameLimit = self.frames ?? .max
             func timeUp() -> Bool {
-                stop.isSet || (seconds.map { Date().timeIntervalSince(started) >= $0 } ?? false)
+                stop.isSet || (seconds.map { Date().timeIntervalSince(session.started) >= $0 } ?? false)
             }
 
-            func checkReload() {
-                if watcher?.changed() == true {
-                    let path = pipeline
-                    Thread.detachNewThread { pending.put(Result { try Pipeline.load(path) }) }
-                }
-                guard let result = pending.take() else { return }
-                switch result {
-                case .success(let next):
-                    do {
-                        guard next.channelNames.count == current.channelCount else {
-                            throw GestureKitError("the new pipeline expects \(next.channelCount) channels, the stream has \(current.channelCount)", file: pipeline)
-                        }
-                        try StreamSession.checkLive(next, file: pipeline)
-                        current = next
-                        recognizer = next.recognizer()
-                        reloads += 1
-                        out.flush()
-                        printStderr("reloaded \(pipeline) at frame \(frames): \(next.spec.classifier.kind), classes \(next.classes.joined(separator: ", "))")
-                    } catch {
-                        printStderr("error: reload refused: \(error); keeping the previous pipeline")
-                    }
-                case .failure(let error):
-                    printStderr("error: reload failed: \(error); keeping the previous pipeline")
-                }
-            }
-
-            loop: while frames < frameLimit, let event = try reader.next(timeout: 0.05) {
+            loop: while session.frames < frameLimit, let event = try reader.next(timeout: 0.05) {
                 switch event {
                 case .frame(let values):
-                    let index = frames
-                    frames += 1
-                    if let d = try recognizer.push(values) {
-                        detections += 1
-                        out.write(json ? jsonLine(d, frame: index) : textLine(d, frame: index))
-                        if let sender {
-                            let number = Float((d.classIndex ?? -1) + 1)
-                            let args: [OSCArgument] = [.float32(number), .float32(d.confidence), .string(d.label ?? "null")]
-                            try sender.send(args)
-                        }
+                    let index = session.frames
+                    session.frames += 1
+                    if let d = try live.push(values) {
+                        session.detections += 1
+                        session.out.write(json ? jsonLine(d, frame: index) : textLine(d, frame: index))
+                        try sender?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
                     }
-                    if frames & 63 == 0 {
-                        if reload { checkReload() }
+                    if session.frames & 63 == 0 {
+                        session.checkReload(&live)
                         if timeUp() { break loop }
                     }
                 case .malformed(let bad):
                     if reader.malformedCount <= maxReports {
-                        out.flush()
+                        session.out.flush()
                         printStderr("warning: \(bad)")
                     }
                 case .idle:
-                    out.flush()
-                    if reload { checkReload() }
+                    session.out.flush()
+                    session.checkReload(&live)
                     if timeUp() { break loop }
                 }
             }
-            out.flush()
-            let elapsed = Date().timeIntervalSince(started)
-            let perSecond: Double = Double(frames) / max(elapsed, 1e-9)
-            let counts = "\(frames) frames, \(detections) detections, \(reader.malformedCount) malformed, \(reloads) reloads"
+            session.out.flush()
+            let elapsed = Date().timeIntervalSince(session.started)
+            let perSecond: Double = Double(session.frames) / max(elapsed, 1e-9)
+            let counts = "\(session.frames) frames, \(session.detections) detections, \(reader.malformedCount) malformed, \(session.reloads) reloads"
             printStderr(counts + String(format: " in %.2f s (%.0f frames/s)", elapsed, perSecond))
+        }
+    }
+
+    /// Counters and output of one `stream` run.
+    struct Session {
+        let reload: Reloader?
+        var frames = 0, detections = 0, reloads = 0
+        let started = Date()
+        let out = OutputBuffer()
+
+        /// Takes over a reloaded pipeline at this frame boundary, or says why not.
+        mutating func checkReload(_ live: inout SwappableRecognizer) {
+            guard let reload else { return }
+            reload.poll()
+            switch live.adoptOffered() {
+            case .swapped(let next):
+                reloads += 1
+                out.flush()
+                printStderr("reloaded \(reload.path) at frame \(frames): \(next.spec.classifier.kind), classes \(next.classes.joined(separator: ", "))")
+            case .refused(_, let why):
+                printStderr("error: reload refused: \(why.inFile(reload.path)); keeping the previous pipeline")
+            case nil:
+                break
+            }
         }
     }
 
@@ -150,8 +140,30 @@ struct Stream: ParsableCommand {
 enum StreamSession {
     /// Live recognition needs decisions while the stream runs: a window, or a classifier that spots.
     static func checkLive(_ p: Pipeline, file: String) throws {
-        guard p.spec.window != nil || p.decidesLive else {
-            throw GestureKitError("this pipeline classifies whole examples and cannot decide while a stream runs; train it with --window N [--hop H], or use a DTW pipeline that spots (dependent, no resampling or z-normalisation, null rejection on, as pipelines/grt-letters.json)", file: file)
+        do { _ = try SwappableRecognizer(p) } catch let e as GestureKitError { throw e.inFile(file) }
+    }
+}
+
+/// Watches the pipeline file; a replaced file is loaded on a background thread and offered to the
+/// stream, which takes it over at a frame boundary. A file that fails to load is reported and skipped.
+final class Reloader: @unchecked Sendable {
+    let path: String
+    let mailbox: SwappableRecognizer.Mailbox
+    private var watcher: FileWatcher
+
+    init(path: String, mailbox: SwappableRecognizer.Mailbox) {
+        self.path = path
+        self.mailbox = mailbox
+        watcher = FileWatcher(path: path, interval: .milliseconds(200))
+    }
+
+    func poll() {
+        guard watcher.changed() else { return }
+        let (path, mailbox) = (self.path, self.mailbox)
+        Thread.detachNewThread {
+            do { mailbox.offer(try Pipeline.load(path)) } catch {
+                printStderr("error: reload failed: \(error); keeping the previous pipeline")
+            }
         }
     }
 }
@@ -174,14 +186,6 @@ func jsonEscape(_ s: String) -> String {
         }
     }
     return out
-}
-
-/// A pipeline loaded in the background, waiting for the stream loop to take it.
-final class PendingReload: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Result<Pipeline, Error>?
-    func put(_ r: Result<Pipeline, Error>) { lock.lock(); value = r; lock.unlock() }
-    func take() -> Result<Pipeline, Error>? { lock.lock(); defer { value = nil; lock.unlock() }; return value }
 }
 
 /// Detections written to stdout in blocks: one write per idle moment instead of one per line.
