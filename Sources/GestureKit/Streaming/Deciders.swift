@@ -216,9 +216,25 @@ struct WindowedVectorDecider: Decider {
     }
 }
 
+/// What the deciders of sequence classifiers over windows share: the frames held, handed to the
+/// classifier as a ``TimeSeries``.
+protocol SequenceWindows {
+    var ring: WindowRing { get }
+    var classifier: any SequenceClassifier { get }
+    var series: SeriesShape { get }
+}
+
+extension SequenceWindows {
+    func classifyHeld() -> Prediction? {
+        let range = ring.held
+        guard !range.isEmpty else { return nil }
+        return classifier.predict(series.series(ring.values[range]))
+    }
+}
+
 /// Windows of frames for a sequence classifier: the window is handed over as a ``TimeSeries`` every
 /// `hop` frames (one allocation per decision).
-struct WindowedSequenceDecider: Decider {
+struct WindowedSequenceDecider: Decider, SequenceWindows {
     var ring: WindowRing
     let classifier: any SequenceClassifier
     let series: SeriesShape
@@ -230,18 +246,12 @@ struct WindowedSequenceDecider: Decider {
         let span = ring.span
         return Decision(prediction: classifyHeld()!, start: span.start, end: span.end)
     }
-
-    mutating func classifyHeld() -> Prediction? {
-        let range = ring.held
-        guard !range.isEmpty else { return nil }
-        return classifier.predict(series.series(ring.values[range]))
-    }
 }
 
 /// Windows followed by a classifier that carries state across frames (``IncrementalClassifier``):
 /// a few steps per frame instead of a whole window every hop, with the same decisions. The ring is
 /// kept only for ``classifyHeld()`` before the first window is complete.
-struct IncrementalWindowDecider: Decider {
+struct IncrementalWindowDecider: Decider, SequenceWindows {
     var ring: WindowRing
     var stream: any WindowStream
     let classifier: any SequenceClassifier
@@ -257,11 +267,5 @@ struct IncrementalWindowDecider: Decider {
         guard let p = stream.step(frame) else { return nil }
         let span = ring.span
         return Decision(prediction: p, start: span.start, end: span.end)
-    }
-
-    mutating func classifyHeld() -> Prediction? {
-        let range = ring.held
-        guard !range.isEmpty else { return nil }
-        return classifier.predict(series.series(ring.values[range]))
     }
 }
