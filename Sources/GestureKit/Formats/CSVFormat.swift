@@ -138,25 +138,38 @@ public enum CSVFormat {
         throw input.error("no \(what) column named \"\(TextInput.short(name))\" (columns: \(columns.prefix(20).map(TextInput.short).joined(separator: ", "))\(columns.count > 20 ? ", ..." : ""))", line: 1)
     }
 
-    // The hot loop: one pass over the bytes, rows of plain cells parsed in place.
-    private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ pow10: UnsafePointer<Double>,
-                              _ input: TextInput, _ options: DatasetLoadOptions,
-                              _ defaultSession: String, _ fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
-        let n = b.count
+    /// What the header says: the columns, their roles and the delimiter, and where the data starts.
+    private struct Layout {
+        var columns: [String]
+        var delimiter: UInt8
+        var sessionIndex: Int?
+        var userIndex: Int?
+        var channelNames: [String]
+        /// Per column, as small ints for the hot loop: -1 skip, -2 session, -3 label, -4 user, k channel.
+        var codes: [Int]
+        /// Byte offset and line number of the first data row.
+        var dataStart: Int
+        var dataLine: Int
+    }
+
+    private static func lineEnd(_ b: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+        var e = from
+        while e < b.count, b[e] != 10 { e += 1 }
+        return e
+    }
+
+    private static func trimCR(_ b: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int) -> Int {
+        e > s && b[e - 1] == 13 ? e - 1 : e
+    }
+
+    /// Reads the header (or takes the names given), guesses the delimiter and gives each column its role.
+    private static func layout(_ b: UnsafeBufferPointer<UInt8>, _ pow10: UnsafePointer<Double>,
+                               _ input: TextInput, _ options: DatasetLoadOptions) throws -> Layout {
         var pos = 0
-        if n >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { pos = 3 }  // UTF-8 byte order mark
+        if b.count >= 3, b[0] == 0xEF, b[1] == 0xBB, b[2] == 0xBF { pos = 3 }  // UTF-8 byte order mark
         var line = 1
-
-        func lineEnd(_ from: Int) -> Int {
-            var e = from
-            while e < n, b[e] != 10 { e += 1 }
-            return e
-        }
-        func trimCR(_ s: Int, _ e: Int) -> Int { e > s && b[e - 1] == 13 ? e - 1 : e }
-
-        // Header (or the names given) and the delimiter.
         let columns: [String]
-        var firstLine = (pos, trimCR(pos, lineEnd(pos)))
+        var firstLine = (pos, trimCR(b, pos, lineEnd(b, pos)))
         let sample = UnsafeBufferPointer(rebasing: b[firstLine.0..<firstLine.1])
         let delimiter: UInt8 = sample.contains(UInt8(ascii: ",")) ? UInt8(ascii: ",")
             : sample.contains(9) ? 9 : sample.contains(UInt8(ascii: ";")) ? UInt8(ascii: ";") : UInt8(ascii: ",")
@@ -169,13 +182,11 @@ public enum CSVFormat {
             if cells.allSatisfy({ c in !c.quoted && DecimalParsing.parseFloat(b.baseAddress! + c.start, c.end - c.start, pow10) != nil }) {
                 throw input.error("the first line looks like data, not a header; name the columns (--columns)", line: 1)
             }
-            pos = min(n, lineEnd(pos) + 1)
+            pos = min(b.count, lineEnd(b, pos) + 1)
             line = 2
-            firstLine = (pos, trimCR(pos, lineEnd(pos)))
+            firstLine = (pos, trimCR(b, pos, lineEnd(b, pos)))
         }
-        let ncols = columns.count
 
-        // Roles of the columns.
         let labelIndex: Int
         if let name = options.labelColumn {
             labelIndex = try column(name, in: columns, input, what: "label")
@@ -189,7 +200,7 @@ public enum CSVFormat {
         let sessionIndex = try options.sessionColumn.map { try column($0, in: columns, input, what: "session") }
             ?? find(sessionNames, in: columns)
         let userIndex = find(userNames, in: columns).flatMap { $0 == labelIndex || $0 == sessionIndex ? nil : $0 }
-        var roles = [Role](repeating: .skip, count: ncols)
+        var roles = [Role](repeating: .skip, count: columns.count)
         if let sessionIndex { roles[sessionIndex] = .session }
         if let userIndex { roles[userIndex] = .user }
         roles[labelIndex] = .label
@@ -207,7 +218,7 @@ public enum CSVFormat {
         } else {
             // Other columns are channels when numeric in the first data row.
             let cells = firstLine.0 < firstLine.1 ? splitCells(b, firstLine.0, firstLine.1, delimiter) : []
-            for i in 0..<ncols {
+            for i in columns.indices {
                 guard case .skip = roles[i] else { continue }
                 if i < cells.count {
                     let c = cells[i]
@@ -217,34 +228,145 @@ public enum CSVFormat {
                 channelNames.append(columns[i])
             }
         }
-        let nch = channelNames.count
-        guard nch > 0 else { throw input.error("no numeric channel columns besides the label/session columns", line: 1) }
-
-        // Role codes as small ints for the hot loop: -1 skip, -2 session, -3 label, -4 user, k channel.
-        let code: [Int] = roles.map {
+        guard !channelNames.isEmpty else { throw input.error("no numeric channel columns besides the label/session columns", line: 1) }
+        let codes: [Int] = roles.map {
             switch $0 { case .skip: -1; case .session: -2; case .label: -3; case .user: -4; case let .channel(k): k }
         }
+        return Layout(columns: columns, delimiter: delimiter, sessionIndex: sessionIndex, userIndex: userIndex,
+                      channelNames: channelNames, codes: codes, dataStart: pos, dataLine: line)
+    }
 
+    /// One row's cells: byte ranges of every column and the parsed channel values, in buffers sized once.
+    private struct RowCells {
+        let base: UnsafePointer<UInt8>
+        let n: Int
+        let ncols: Int
+        let delimiter: UInt8
+        let pow10: UnsafePointer<Double>
+        let codes: UnsafeMutablePointer<Int>
+        let starts: UnsafeMutablePointer<Int>
+        let ends: UnsafeMutablePointer<Int>
+        let frame: UnsafeMutablePointer<Float>
+        /// The row's cells when it had quotes (their text needs unquoting), else nil.
+        var quoted: [Cell]?
+
+        init(_ b: UnsafeBufferPointer<UInt8>, _ layout: Layout, _ pow10: UnsafePointer<Double>) {
+            base = b.baseAddress!
+            n = b.count
+            ncols = layout.columns.count
+            delimiter = layout.delimiter
+            self.pow10 = pow10
+            codes = .allocate(capacity: ncols)
+            starts = .allocate(capacity: ncols)
+            ends = .allocate(capacity: ncols)
+            frame = .allocate(capacity: layout.channelNames.count)
+            for k in 0..<ncols { codes[k] = layout.codes[k] }
+        }
+
+        func deallocate() {
+            codes.deallocate(); starts.deallocate(); ends.deallocate(); frame.deallocate()
+        }
+
+        /// Cell `k` as text (session ids, labels).
+        func text(_ k: Int, in b: UnsafeBufferPointer<UInt8>) -> String {
+            if let quoted { return CSVFormat.text(b, quoted[k]) }
+            return String(decoding: UnsafeBufferPointer(start: base + starts[k], count: ends[k] - starts[k]), as: UTF8.self)
+        }
+
+        /// The fast path: one pass over a plain row, numbers parsed where they stand.
+        /// - Returns: where the row ends (its newline or the end of the bytes), or nil when anything is
+        ///   unusual (quotes, a bad cell, a wrong cell count, a blank line): ``scanCarefully`` then
+        ///   finds and reports the problem.
+        @inline(__always)
+        mutating func scanPlain(_ pos: Int) -> Int? {
+            quoted = nil
+            var i = pos
+            for k in 0..<ncols {
+                while i < n, base[i] == 32 || base[i] == 9 { i += 1 }
+                let s = i
+                let c = codes[k]
+                if c >= 0, let (v, e) = DecimalParsing.scanFloat(base, i, n, pow10) {
+                    frame[c] = v
+                    i = e
+                    starts[k] = s
+                    ends[k] = e
+                } else {
+                    if i < n, base[i] == 34 { return nil }
+                    while i < n {
+                        let ch = base[i]
+                        if ch == delimiter || ch == 10 { break }
+                        i += 1
+                    }
+                    var e = i
+                    while e > s, base[e - 1] == 32 || base[e - 1] == 9 || base[e - 1] == 13 { e -= 1 }
+                    starts[k] = s
+                    ends[k] = e
+                    if c >= 0 {
+                        guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else { return nil }
+                        frame[c] = v
+                    }
+                }
+                while i < n, base[i] == 32 || base[i] == 9 || base[i] == 13 { i += 1 }
+                if k < ncols - 1 {
+                    guard i < n, base[i] == delimiter else { return nil }
+                    i += 1
+                } else {
+                    guard i >= n || base[i] == 10 else { return nil }
+                }
+            }
+            return i
+        }
+
+        /// The careful path for a row the fast path left: quotes, blank lines and errors.
+        /// - Returns: where the row ends, and whether it was blank (to be skipped).
+        /// - Throws: naming the line and the column at fault.
+        mutating func scanCarefully(_ pos: Int, line: Int, _ b: UnsafeBufferPointer<UInt8>, _ columns: [String],
+                                    _ input: TextInput) throws -> (end: Int, blank: Bool) {
+            var end = pos
+            var hasQuote = false
+            while end < n, base[end] != 10 { if base[end] == 34 { hasQuote = true }; end += 1 }
+            let lineStop = end > pos && base[end - 1] == 13 ? end - 1 : end
+            var blank = true
+            for k in pos..<lineStop where base[k] != 32 && base[k] != 9 { blank = false; break }
+            if blank { return (end, true) }
+            let cells = splitCells(b, pos, lineStop, delimiter)
+            guard cells.count == ncols else {
+                throw input.error("expected \(ncols) columns, found \(cells.count)", line: line)
+            }
+            for (k, c) in cells.enumerated() { starts[k] = c.start; ends[k] = c.end }
+            quoted = hasQuote ? cells : nil
+            for k in 0..<ncols where codes[k] >= 0 {
+                let s = starts[k], e = ends[k]
+                guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else {
+                    let cell = UnsafeBufferPointer(start: base + s, count: e - s)
+                    if s == e { throw input.error("empty value (missing values are not supported)", line: line, field: columns[k]) }
+                    if DecimalParsing.parseFloat(cell) != nil {
+                        throw input.error("\(TextInput.quote(cell)) is not a finite number", line: line, field: columns[k])
+                    }
+                    throw input.error("expected a number, found \(TextInput.quote(cell))", line: line, field: columns[k])
+                }
+                frame[codes[k]] = v
+            }
+            return (end, false)
+        }
+    }
+
+    /// Frames and labels gathered per session, in order of first appearance; rows may switch back
+    /// and forth between sessions.
+    private struct SessionRecordings {
         struct Builder { var values: [Float]; var labels: [String?]; var session: String; var user: String? }
+        let channels: Int
+        let fileUser: String?
+        /// Rows to reserve for the first session.
+        let estimate: Int
         var builders: [Builder] = []
         var sessionOf: [String: Int] = [:]
         var current = -1
+        /// The current session's frames and labels, out of `builders` while it is being filled.
         var values: [Float] = []
         var labels: [String?] = []
-        var prevSession = (start: 0, end: -1)   // no previous row yet
-        var prevLabel = (start: 0, end: -1)
-        var prevLabelValue: String? = nil
-        var classSeen = Set<String>()
-        var classOrder: [String] = []
-        let estimate = max(16, (n - pos) / max(1, ncols * 8))
-        let frame = UnsafeMutablePointer<Float>.allocate(capacity: nch)
-        defer { frame.deallocate() }
 
-        func same(_ a: (start: Int, end: Int), _ s: Int, _ e: Int) -> Bool {
-            guard a.end - a.start == e - s else { return false }
-            return memcmp(b.baseAddress! + a.start, b.baseAddress! + s, e - s) == 0
-        }
-        func switchSession(_ key: String, user: String?) {
+        mutating func switchTo(_ key: String, user: String?) {
             if current >= 0 {
                 builders[current].values = values
                 builders[current].labels = labels
@@ -263,138 +385,84 @@ public enum CSVFormat {
                 builders.append(Builder(values: [], labels: [], session: key, user: user ?? fileUser))
                 values = []
                 labels = []
-                values.reserveCapacity(rows * nch)
+                values.reserveCapacity(rows * channels)
                 labels.reserveCapacity(rows)
             }
         }
-        if sessionIndex == nil { switchSession(defaultSession, user: nil) }
-        var userTaken = false
 
-        let base = b.baseAddress!
-        let cellStarts = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
-        let cellEnds = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
-        let codes = UnsafeMutablePointer<Int>.allocate(capacity: ncols)
-        defer { cellStarts.deallocate(); cellEnds.deallocate(); codes.deallocate() }
-        for k in 0..<ncols { codes[k] = code[k] }
-        var quotedRow = [Cell]()
+        mutating func recordings(channelNames: [String], sampleRate: Double?) -> [Recording] {
+            if current >= 0 {
+                builders[current].values = values
+                builders[current].labels = labels
+            }
+            return builders.filter { !$0.labels.isEmpty }.map { bld in
+                Recording(series: TimeSeries(values: bld.values, channelCount: channels, channelNames: channelNames,
+                                             sampleRate: sampleRate),
+                          labels: bld.labels, session: bld.session, user: bld.user)
+            }
+        }
+    }
+
+    /// One pass over the bytes: the header, then every row into the recording of its session.
+    private static func parse(_ b: UnsafeBufferPointer<UInt8>, _ pow10: UnsafePointer<Double>,
+                              _ input: TextInput, _ options: DatasetLoadOptions,
+                              _ defaultSession: String, _ fileUser: String?) throws -> (recordings: [Recording], classes: [String]) {
+        let layout = try layout(b, pow10, input, options)
+        let n = b.count, base = b.baseAddress!
+        var pos = layout.dataStart, line = layout.dataLine
+        let nch = layout.channelNames.count
+        var sessions = SessionRecordings(channels: nch, fileUser: fileUser,
+                                         estimate: max(16, (n - pos) / max(1, layout.columns.count * 8)))
+        if layout.sessionIndex == nil { sessions.switchTo(defaultSession, user: nil) }
+        var cells = RowCells(b, layout, pow10)
+        defer { cells.deallocate() }
+        var prevSession = (start: 0, end: -1)   // no previous row yet
+        var prevLabel = (start: 0, end: -1)
+        var prevLabelValue: String? = nil
+        var classSeen = Set<String>()
+        var classOrder: [String] = []
+        var userTaken = false
+        func same(_ a: (start: Int, end: Int), _ s: Int, _ e: Int) -> Bool {
+            guard a.end - a.start == e - s else { return false }
+            return memcmp(base + a.start, base + s, e - s) == 0
+        }
+
         while pos < n {
-            // Fast path: one pass over a plain row, numbers parsed where they stand. Anything
-            // unusual (quotes, a bad cell, a wrong cell count, a blank line) leaves it for the
-            // careful path below, which finds and reports the problem.
-            var i = pos
-            var fast = true
-            var hasQuote = false
-            for k in 0..<ncols {
-                while i < n, base[i] == 32 || base[i] == 9 { i += 1 }
-                let s = i
-                let c = codes[k]
-                if c >= 0, let (v, e) = DecimalParsing.scanFloat(base, i, n, pow10) {
-                    frame[c] = v
-                    i = e
-                    cellStarts[k] = s
-                    cellEnds[k] = e
-                } else {
-                    if i < n, base[i] == 34 { fast = false; hasQuote = true; break }
-                    while i < n {
-                        let ch = base[i]
-                        if ch == delimiter || ch == 10 { break }
-                        i += 1
-                    }
-                    var e = i
-                    while e > s, base[e - 1] == 32 || base[e - 1] == 9 || base[e - 1] == 13 { e -= 1 }
-                    cellStarts[k] = s
-                    cellEnds[k] = e
-                    if c >= 0 {
-                        guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else { fast = false; break }
-                        frame[c] = v
-                    }
-                }
-                while i < n, base[i] == 32 || base[i] == 9 || base[i] == 13 { i += 1 }
-                if k < ncols - 1 {
-                    guard i < n, base[i] == delimiter else { fast = false; break }
-                    i += 1
-                } else {
-                    guard i >= n || base[i] == 10 else { fast = false; break }
-                }
+            let end: Int
+            if let e = cells.scanPlain(pos) {
+                end = e
+            } else {
+                let row = try cells.scanCarefully(pos, line: line, b, layout.columns, input)
+                if row.blank { pos = row.end + 1; line += 1; continue }
+                end = row.end
             }
-            if !fast {
-                var end = pos
-                while end < n, base[end] != 10 { if base[end] == 34 { hasQuote = true }; end += 1 }
-                i = end
-                let lineStop = end > pos && base[end - 1] == 13 ? end - 1 : end
-                var blank = true
-                for k in pos..<lineStop where base[k] != 32 && base[k] != 9 { blank = false; break }
-                if blank { pos = end + 1; line += 1; continue }
-                var found = 0
-                if hasQuote {
-                    quotedRow = splitCells(b, pos, lineStop, delimiter)
-                    found = quotedRow.count
-                    if found == ncols {
-                        for (k, c) in quotedRow.enumerated() { cellStarts[k] = c.start; cellEnds[k] = c.end }
-                    }
-                } else {
-                    for c in splitCells(b, pos, lineStop, delimiter) {
-                        if found < ncols { cellStarts[found] = c.start; cellEnds[found] = c.end }
-                        found += 1
-                    }
-                }
-                guard found == ncols else {
-                    throw input.error("expected \(ncols) columns, found \(found)", line: line)
-                }
-                for k in 0..<ncols where codes[k] >= 0 {
-                    let s = cellStarts[k], e = cellEnds[k]
-                    guard let v = DecimalParsing.parseFloat(base + s, e - s, pow10), v.isFinite else {
-                        let cell = UnsafeBufferPointer(start: base + s, count: e - s)
-                        if s == e { throw input.error("empty value (missing values are not supported)", line: line, field: columns[k]) }
-                        if DecimalParsing.parseFloat(cell) != nil {
-                            throw input.error("\(TextInput.quote(cell)) is not a finite number", line: line, field: columns[k])
-                        }
-                        throw input.error("expected a number, found \(TextInput.quote(cell))", line: line, field: columns[k])
-                    }
-                    frame[codes[k]] = v
-                }
-            }
-            let end = i
             defer { pos = end + 1; line += 1 }
             // Session first, so the frame goes to the right recording.
-            if let si = sessionIndex {
-                let s = cellStarts[si], e = cellEnds[si]
+            if let si = layout.sessionIndex {
+                let s = cells.starts[si], e = cells.ends[si]
                 if !same(prevSession, s, e) {
-                    let key = hasQuote ? text(b, quotedRow[si]) : String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
-                    if key.isEmpty { throw input.error("empty session id", line: line, field: columns[si]) }
-                    let user = userIndex.map { String(decoding: UnsafeBufferPointer(start: base + cellStarts[$0], count: cellEnds[$0] - cellStarts[$0]), as: UTF8.self) }
-                    switchSession(key, user: user)
+                    let key = cells.text(si, in: b)
+                    if key.isEmpty { throw input.error("empty session id", line: line, field: layout.columns[si]) }
+                    sessions.switchTo(key, user: layout.userIndex.map { cells.text($0, in: b) })
                     prevSession = (s, e)
                 }
-            } else if let ui = userIndex, !userTaken {
+            } else if let ui = layout.userIndex, !userTaken {
                 // Without sessions the file is one recording: its user is the first row's.
-                builders[current].user = String(decoding: UnsafeBufferPointer(start: base + cellStarts[ui], count: cellEnds[ui] - cellStarts[ui]), as: UTF8.self)
+                sessions.builders[sessions.current].user = cells.text(ui, in: b)
                 userTaken = true
             }
-            for k in 0..<ncols {
-                let c = codes[k]
-                if c == -3 {
-                    let s = cellStarts[k], e = cellEnds[k]
-                    if !same(prevLabel, s, e) {
-                        prevLabelValue = s == e ? nil
-                            : hasQuote ? text(b, quotedRow[k]) : String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
-                        prevLabel = hasQuote ? (0, -1) : (s, e)
-                        if let l = prevLabelValue, classSeen.insert(l).inserted { classOrder.append(l) }
-                    }
-                    labels.append(prevLabelValue)
+            for k in 0..<layout.columns.count where cells.codes[k] == -3 {
+                let s = cells.starts[k], e = cells.ends[k]
+                if !same(prevLabel, s, e) {
+                    prevLabelValue = s == e ? nil : cells.text(k, in: b)
+                    prevLabel = cells.quoted == nil ? (s, e) : (0, -1)
+                    if let l = prevLabelValue, classSeen.insert(l).inserted { classOrder.append(l) }
                 }
+                sessions.labels.append(prevLabelValue)
             }
-            values.append(contentsOf: UnsafeBufferPointer(start: frame, count: nch))
+            sessions.values.append(contentsOf: UnsafeBufferPointer(start: cells.frame, count: nch))
         }
-        if current >= 0 {
-            builders[current].values = values
-            builders[current].labels = labels
-        }
-        let recordings = builders.filter { !$0.labels.isEmpty }.map { bld in
-            Recording(series: TimeSeries(values: bld.values, channelCount: nch, channelNames: channelNames,
-                                         sampleRate: options.sampleRate),
-                      labels: bld.labels, session: bld.session, user: bld.user)
-        }
+        let recordings = sessions.recordings(channelNames: layout.channelNames, sampleRate: options.sampleRate)
         guard !recordings.isEmpty else { throw input.error("no data rows", line: line - 1) }
         return (recordings, classOrder)
     }
