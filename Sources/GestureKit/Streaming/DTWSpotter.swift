@@ -29,7 +29,8 @@ public struct SpotterMatch: Sendable, Hashable {
 /// gesture is reported once, shortly after it ends.
 ///
 /// The templates are compared as the classifier stored them, so the classifier must keep the stream's
-/// time scale and units: no resampling, no z-normalisation, dependent variant, null rejection on.
+/// time scale and units: no resampling, no z-normalisation, dependent variant. Thresholds come from
+/// ``SpottingCalibration`` (subsequence match costs seen at training).
 ///
 /// ```swift
 /// var spotter = try DTWSpotter(classifier: dtw)
@@ -50,9 +51,12 @@ public struct DTWSpotter: Sendable {
     var frame = 0
     var candidate: SpotterMatch?
 
+    /// Thresholds are the classifier's ``DTWClassifier/spottingThresholds``: calibrated at training
+    /// on subsequence matches, or, for pipelines saved before calibration existed, the whole-example
+    /// null-rejection thresholds.
     /// - Throws: ``GestureKitError`` when the classifier is untrained, resamples or z-normalises
-    ///   (templates would not be in the stream's time scale and units), is independent, or has null
-    ///   rejection off (every stretch of the stream would match something).
+    ///   (templates would not be in the stream's time scale and units), is independent, or has no
+    ///   thresholds (every stretch of the stream would match something).
     public init(classifier: DTWClassifier) throws {
         guard let model = classifier.model else { throw GestureKitError("the DTW classifier is not trained", field: "classifier") }
         guard classifier.resample == nil else {
@@ -64,15 +68,21 @@ public struct DTWSpotter: Sendable {
         guard classifier.variant == .dependent else {
             throw GestureKitError("spotting uses one warping path for all channels: use the dependent variant", field: "variant")
         }
-        guard classifier.nullRejection != nil else {
-            throw GestureKitError("spotting needs null rejection thresholds: set nullRejection", field: "nullRejection")
+        guard let live = classifier.spottingThresholds else {
+            throw GestureKitError("spotting needs thresholds: retrain (calibrates them) or set nullRejection", field: "nullRejection")
         }
-        channels = model.channels
-        templates = model.templates
-        lengths = model.lengths
-        offsets = model.offsets
-        labels = model.labels
-        thresholds = model.rejection.thresholds
+        self.init(channels: model.channels, templates: model.templates, lengths: model.lengths,
+                  offsets: model.offsets, labels: model.labels, thresholds: live)
+    }
+
+    /// A spotter over prepared channel-major templates (`offsets[k]` is where template `k` starts).
+    init(channels: Int, templates: [Float], lengths: [Int], offsets: [Int], labels: [Int], thresholds: [Float]) {
+        self.channels = channels
+        self.templates = templates
+        self.lengths = lengths
+        self.offsets = offsets
+        self.labels = labels
+        self.thresholds = thresholds
         var so: [Int] = []
         var total = 0
         for m in lengths { so.append(total); total += m }
