@@ -171,8 +171,9 @@ public struct DTWClassifier: SequenceClassifier {
         }
     }
 
-    /// Whether templates stay in the stream's time scale and units, so a ``DTWSpotter`` can run them.
-    public var canSpot: Bool { resample == nil && !zNormalize && variant == .dependent }
+    /// Whether templates stay in the stream's time scale and units, so a ``DTWSpotter`` can run them
+    /// (it aligns channels dependently whatever `variant` whole examples use).
+    public var canSpot: Bool { resample == nil && !zNormalize }
 
     /// The thresholds a live ``DTWSpotter`` applies: calibrated on subsequence matches
     /// (``SpottingCalibration``, `k` = `nullRejection` or ``SpottingCalibration/defaultK``); for

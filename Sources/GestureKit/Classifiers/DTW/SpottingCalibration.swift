@@ -143,7 +143,7 @@ struct SpringScan {
                                     col.fillCost(x, channels: c)
                                     for i in 0..<col.m { col.step(i) }
                                     let whole = col.d[col.m - 1], start = col.s[col.m - 1]
-                                    guard whole.isFinite else { continue }
+                                    guard whole.isFinite, plausibleLength(t - start + 1, template: col.m) else { continue }
                                     var pattern = 0
                                     for (b, span) in spans.enumerated() where start <= span.range.upperBound && t >= span.range.lowerBound {
                                         pattern |= 1 << b
