@@ -26,7 +26,7 @@ public struct SpotterMatch: Sendable, Hashable {
 /// cell's best path entered the stream. A path that has matched a whole template with a distance
 /// within its class's threshold, at a plausible length (``maxWarp`` times faster or slower than the
 /// template at most), becomes the candidate; the candidate is reported once no conflicting live path
-/// (one that started in its first half and can still end at a plausible length) can beat it, and
+/// (one that started before its last eighth and can still end at a plausible length) can beat it, and
 /// conflicting paths are then dropped. So each gesture is reported once, shortly after it ends, and
 /// a gesture that follows another without a pause is reported too.
 ///
@@ -139,11 +139,11 @@ public struct DTWSpotter: Sendable {
                         }
                     }
                     // Report the candidate once no conflicting live path can beat it, then drop those
-                    // paths. A path conflicts when it started in the candidate's first half (a later
-                    // start is the next gesture, performed back to back) and can still end at a
+                    // paths. A path conflicts when it started before the candidate's last eighth (a
+                    // later start is the next gesture, performed back to back) and can still end at a
                     // plausible length (so stillness after a gesture does not hold its report back).
                     guard let best = cand else { return }
-                    let mid = Self.midpoint(best)
+                    let mid = Self.conflictEnd(best)
                     for k in lengths.indices {
                         let base = stateOffsets[k], earliest = t + 1 - DTWSpotter.maxWarp * lengths[k]
                         for i in base..<(base + lengths[k]) where dp[i] < best.distance && sp[i] <= mid && sp[i] >= earliest {
@@ -159,17 +159,20 @@ public struct DTWSpotter: Sendable {
         return reported ? cand : nil
     }
 
+    /// The last frame where a path must start to conflict with candidate `m`: paths that start in
+    /// its last eighth are taken as the next gesture, performed without a pause (a shared boundary
+    /// frame or two). Half was tried: second-half fragments of one gesture were then reported too.
     @inline(__always)
-    static func midpoint(_ m: SpotterMatch) -> Int { (m.start + m.end) / 2 }
+    static func conflictEnd(_ m: SpotterMatch) -> Int { m.end - (m.end - m.start) / 8 }
 
     /// Takes template `column`'s whole-template distance as the candidate when it is within its
     /// class's threshold and better than the candidate so far.
     @inline(__always)
     private static func consider(_ column: SpringColumn, _ labels: [Int], _ thresholds: [Float], _ cand: inout SpotterMatch?) {
         let whole = column.d[column.m - 1], cls = labels[column.template], start = column.s[column.m - 1]
-        // A match that starts after the candidate's midpoint is the next gesture: it waits until
+        // A match that starts in the candidate's last eighth is the next gesture: it waits until
         // the candidate is reported rather than replacing it.
-        if let c = cand, start > midpoint(c) { return }
+        if let c = cand, start > conflictEnd(c) { return }
         if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity),
            plausibleLength(column.t - start + 1, template: column.m) {
             cand = SpotterMatch(classIndex: cls, distance: whole, start: column.s[column.m - 1], end: column.t)

@@ -37,9 +37,12 @@ public struct SpottingCalibration: Sendable, Hashable {
         try falseCosts.check("trained.spottingFalseCosts", count: classCount)
     }
 
-    /// Frames of still context after each example in a calibration stream (a match can squeeze a
-    /// whole template onto one held frame, so a short hold shows every still-only match).
-    static let context = 30
+    /// Frames of still context after each example in a calibration stream: long enough to hold a
+    /// whole match of the longest template at the fastest plausible speed (see
+    /// ``DTWSpotter/maxWarp``), so every still-only match the spotter could report is seen.
+    static func context(_ model: DTWClassifier.Model) -> Int {
+        (model.maxLength + DTWSpotter.maxWarp - 1) / DTWSpotter.maxWarp + 1
+    }
     /// DTW cells (stream frames x template frames) calibration may spend; beyond it fewer
     /// examples per class are streamed (at least 2 per class).
     static let budget = 3e9
@@ -54,6 +57,7 @@ public struct SpottingCalibration: Sendable, Hashable {
         let classCount = model.classes.count, c = model.channels
         let totalLength = model.lengths.reduce(0, +)
         let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
+        let context = Self.context(model)
         let perStream = Double(2 * (meanLength + context)) * Double(totalLength) * Double(c)
         let streams = max(2 * classCount, Int(budget / max(perStream, 1)))
         let quota = max(2, streams / max(classCount, 1))
