@@ -19,8 +19,8 @@ public struct SpottingCalibration: Sendable, Hashable {
     /// Each class's cheapest false match (`Float.greatestFiniteMagnitude` when none was seen).
     public var falseCosts: PackedFloats
 
-    /// `k` when the pipeline sets no `nullRejection`. Chosen on UWave and BasicMotions replays (see
-    /// README), not on the GRT letters.
+    /// `k` when the pipeline sets no `nullRejection`. Chosen among 1 to 8 on UWave TRAIN spotting
+    /// replays (seeds 0-1), not on the GRT letters; larger k trades misses for wrong labels there.
     public static let defaultK: Float = 3
 
     /// The acceptance threshold of each class for multiplier `k`.
