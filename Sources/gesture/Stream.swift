@@ -151,7 +151,7 @@ enum StreamSession {
     /// Live recognition needs decisions while the stream runs: a window, or a classifier that spots.
     static func checkLive(_ p: Pipeline, file: String) throws {
         guard p.spec.window != nil || p.supportsSpotting else {
-            throw GestureKitError("this pipeline classifies whole examples and cannot decide while a stream runs; train it with --window N [--hop H], or use a DTW pipeline that spots (dependent, no resampling or z-normalisation, null rejection on, as pipelines/grt-letters.json)", file: file)
+            throw GestureKitError("this pipeline classifies whole examples and cannot decide while a stream runs; train it with --window N [--hop H], or use a DTW pipeline without resampling or z-normalisation (as the default --classifier dtw), which spots", file: file)
         }
     }
 }
