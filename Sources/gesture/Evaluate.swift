@@ -9,6 +9,7 @@ struct Evaluate: ParsableCommand {
             gesture evaluate PIPELINE DATA [--json] [--plot FILE.svg]
             gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--seed S] [--json]
             gesture evaluate PIPELINE RECORDING --stream [--events A,B] [--json]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--seed S]
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
             as live, and reports frame accuracy, event precision / recall / F1, false activations per
@@ -36,10 +37,30 @@ struct Evaluate: ParsableCommand {
     @Option(help: "With --stream: the classes whose segments are events (default: every class but the rest class).")
     var events: String?
 
+    @Flag(help: "Spotting replay: hold out --holdout examples per class, train on the rest, stream the held-out ones shuffled with --gap still frames between them, count what is reported.")
+    var spottingReplay = false
+
+    @Option(help: "With --spotting-replay: examples held out per class.")
+    var holdout = 3
+
+    @Option(help: "With --spotting-replay: seeded partitions (seeds --seed, --seed + 1, ...).")
+    var partitions = 5
+
+    @Option(help: "With --spotting-replay: still frames before, between and after the gestures.")
+    var gap = 200
+
+    @Option(help: "With --spotting-replay: what the still frames hold: last (previous gesture's last frame), first (next gesture's first frame), zeros, or all.")
+    var still = "last"
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
     func validate() throws {
+        if spottingReplay {
+            guard inputs.count == 1, folds == nil, !stream else { throw ValidationError("--spotting-replay takes only the data (isolated examples), without --folds or --stream") }
+            guard still == "all" || StillFrames(rawValue: still) != nil else { throw ValidationError("--still must be last, first, zeros or all") }
+            return
+        }
         if stream && (folds != nil || inputs.count != 2) { throw ValidationError("--stream takes a pipeline and a recording, without --folds") }
         if events != nil && !stream { throw ValidationError("--events goes with --stream") }
         if folds != nil {
@@ -54,6 +75,7 @@ struct Evaluate: ParsableCommand {
     func run() throws {
         try reportingErrors {
             if stream { return try streamEvaluation() }
+            if spottingReplay { return try spottingReplayEvaluation() }
             let report: ClassificationReport
             if let folds {
                 let spec = try specOptions.build(seedIsForFolds: true)
@@ -106,3 +128,15 @@ extension Evaluate {
 }
 
 extension GroupBy: ExpressibleByArgument {}
+
+extension Evaluate {
+    func spottingReplayEvaluation() throws {
+        // --seed picks the partitions here, and seeds the classifier only when it has a seed.
+        let spec = try specOptions.build(seedIsForFolds: true)
+        let data = try dataOptions.load(inputs[0], window: spec.window)
+        let modes = still == "all" ? StillFrames.allCases : [StillFrames(rawValue: still)!]
+        let report = try Evaluation.spottingReplay(spec, on: data, holdout: holdout, partitions: partitions, gap: gap,
+                                                   seed: UInt64(specOptions.seed ?? 0), still: modes)
+        if json { try printJSON(report) } else { print(report.text, terminator: "") }
+    }
+}

@@ -8,7 +8,7 @@ import GestureKit
 ///   kNN, label and change filters) on BasicMotions test frames;
 /// - DTW spotting of GRT's G/R/T letters (pipelines/grt-letters.json, all 45 letters as templates)
 ///   on a stream of letters separated by 200 still samples (target: median <= 20 us per frame;
-///   GRT 3,570 us).
+///   GRT 3,570 us), and the same with the default DTW pipeline (`--classifier dtw`, no spec).
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
@@ -47,9 +47,13 @@ let basicMotionsLive: LiveStream = {
     return LiveStream(pipeline, frames(of: test))
 }()
 
-let lettersLive: LiveStream? = {
+let lettersLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/grt-letters.json").path))
+
+/// The plain `gesture train DTWTrainingData.grt --classifier dtw` pipeline (calibrated spotting).
+let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(classifier: "dtw", specFile: nil))
+
+func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
-    let spec = try! PipelineSpec.load(repo.appendingPathComponent("pipelines/grt-letters.json").path)
     let pipeline = try! Pipeline.train(spec, on: letters)
     // Letters separated by 2 s (200 samples) of the last sample held still, as a user pausing.
     var stream: [[Float]] = []
@@ -59,7 +63,7 @@ let lettersLive: LiveStream? = {
         stream += Array(repeating: f.last!, count: 200)
     }
     return LiveStream(pipeline, stream)
-}()
+}
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .nanoseconds,
@@ -73,6 +77,12 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Recognizer push, G/R/T DTW spotting, per frame") { benchmark in
         guard let live = lettersLive else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { live.push() }
+    }
+
+    Benchmark("Recognizer push, G/R/T default DTW spotting, per frame") { benchmark in
+        guard let live = lettersDefaultLive else { return }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { live.push() }
     }

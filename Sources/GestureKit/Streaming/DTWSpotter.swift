@@ -24,12 +24,17 @@ public struct SpotterMatch: Sendable, Hashable {
 ///
 /// Each template keeps one column of its subsequence-DTW matrix and, per cell, the frame where that
 /// cell's best path entered the stream. A path that has matched a whole template with a distance
-/// within its class's null-rejection threshold becomes the candidate; the candidate is reported once
-/// no live path that overlaps it can still beat it, and overlapping paths are then dropped, so each
-/// gesture is reported once, shortly after it ends.
+/// within its class's threshold, at a plausible length (``maxWarp`` times faster or slower than the
+/// template at most), becomes the candidate; the candidate is reported once no conflicting live path
+/// (one that started before its last eighth and can still end at a plausible length) can beat it, and
+/// conflicting paths are then dropped. So each gesture is reported once, shortly after it ends, and
+/// a gesture that follows another without a pause is reported too.
 ///
 /// The templates are compared as the classifier stored them, so the classifier must keep the stream's
-/// time scale and units: no resampling, no z-normalisation, dependent variant, null rejection on.
+/// time scale and units: no resampling, no z-normalisation. Whatever the classifier's variant, the
+/// spotter aligns all channels on one path (dependent): per-channel paths with their own starts
+/// could not be followed one frame at a time at this cost. Thresholds come from
+/// ``SpottingCalibration`` (subsequence match costs seen at training).
 ///
 /// ```swift
 /// var spotter = try DTWSpotter(classifier: dtw)
@@ -50,9 +55,12 @@ public struct DTWSpotter: Sendable {
     var frame = 0
     var candidate: SpotterMatch?
 
+    /// Thresholds are the classifier's ``DTWClassifier/spottingThresholds``: calibrated at training
+    /// on subsequence matches, or, for pipelines saved before calibration existed, the whole-example
+    /// null-rejection thresholds.
     /// - Throws: ``GestureKitError`` when the classifier is untrained, resamples or z-normalises
-    ///   (templates would not be in the stream's time scale and units), is independent, or has null
-    ///   rejection off (every stretch of the stream would match something).
+    ///   (templates would not be in the stream's time scale and units), or has no
+    ///   thresholds (every stretch of the stream would match something).
     public init(classifier: DTWClassifier) throws {
         guard let model = classifier.model else { throw GestureKitError("the DTW classifier is not trained", field: "classifier") }
         guard classifier.resample == nil else {
@@ -61,18 +69,21 @@ public struct DTWSpotter: Sendable {
         guard !classifier.zNormalize else {
             throw GestureKitError("spotting compares raw frames: train without z-normalisation", field: "zNormalize")
         }
-        guard classifier.variant == .dependent else {
-            throw GestureKitError("spotting uses one warping path for all channels: use the dependent variant", field: "variant")
+        guard let live = classifier.spottingThresholds else {
+            throw GestureKitError("spotting needs thresholds: retrain (calibrates them) or set nullRejection", field: "nullRejection")
         }
-        guard classifier.nullRejection != nil else {
-            throw GestureKitError("spotting needs null rejection thresholds: set nullRejection", field: "nullRejection")
-        }
-        channels = model.channels
-        templates = model.templates
-        lengths = model.lengths
-        offsets = model.offsets
-        labels = model.labels
-        thresholds = model.rejection.thresholds
+        self.init(channels: model.channels, templates: model.templates, lengths: model.lengths,
+                  offsets: model.offsets, labels: model.labels, thresholds: live)
+    }
+
+    /// A spotter over prepared channel-major templates (`offsets[k]` is where template `k` starts).
+    init(channels: Int, templates: [Float], lengths: [Int], offsets: [Int], labels: [Int], thresholds: [Float]) {
+        self.channels = channels
+        self.templates = templates
+        self.lengths = lengths
+        self.offsets = offsets
+        self.labels = labels
+        self.thresholds = thresholds
         var so: [Int] = []
         var total = 0
         for m in lengths { so.append(total); total += m }
@@ -127,10 +138,19 @@ public struct DTWSpotter: Sendable {
                             k += 2
                         }
                     }
-                    // Report the candidate once no overlapping live path can beat it, then drop those paths.
+                    // Report the candidate once no conflicting live path can beat it, then drop those
+                    // paths. A path conflicts when it started before the candidate's last eighth (a
+                    // later start is the next gesture, performed back to back) and can still end at a
+                    // plausible length (so stillness after a gesture does not hold its report back).
                     guard let best = cand else { return }
-                    for i in 0..<dp.count where dp[i] < best.distance && sp[i] <= best.end { return }
-                    for i in 0..<dp.count where sp[i] <= best.end { dp[i] = .infinity }
+                    let mid = Self.conflictEnd(best)
+                    for k in lengths.indices {
+                        let base = stateOffsets[k], earliest = t + 1 - DTWSpotter.maxWarp * lengths[k]
+                        for i in base..<(base + lengths[k]) where dp[i] < best.distance && sp[i] <= mid && sp[i] >= earliest {
+                            return
+                        }
+                    }
+                    for i in 0..<dp.count where sp[i] <= mid { dp[i] = .infinity }
                     reported = true
                 }
             }
@@ -139,15 +159,38 @@ public struct DTWSpotter: Sendable {
         return reported ? cand : nil
     }
 
+    /// The last frame where a path must start to conflict with candidate `m`: paths that start in
+    /// its last eighth are taken as the next gesture, performed without a pause (a shared boundary
+    /// frame or two). Half was tried: second-half fragments of one gesture were then reported too.
+    @inline(__always)
+    static func conflictEnd(_ m: SpotterMatch) -> Int { m.end - (m.end - m.start) / 8 }
+
     /// Takes template `column`'s whole-template distance as the candidate when it is within its
     /// class's threshold and better than the candidate so far.
     @inline(__always)
     private static func consider(_ column: SpringColumn, _ labels: [Int], _ thresholds: [Float], _ cand: inout SpotterMatch?) {
-        let whole = column.d[column.m - 1], cls = labels[column.template]
-        if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity) {
+        let whole = column.d[column.m - 1], cls = labels[column.template], start = column.s[column.m - 1]
+        // A match that starts in the candidate's last eighth is the next gesture: it waits until
+        // the candidate is reported rather than replacing it.
+        if let c = cand, start > conflictEnd(c) { return }
+        if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity),
+           plausibleLength(column.t - start + 1, template: column.m) {
             cand = SpotterMatch(classIndex: cls, distance: whole, start: column.s[column.m - 1], end: column.t)
         }
     }
+}
+
+/// Whether a match of `length` stream frames is a plausible performance of a template of
+/// `template` frames: at most ``DTWSpotter/maxWarp`` times faster or slower. Without it a whole
+/// template squeezed onto a few held frames, or a fragment of another gesture, could match.
+@inline(__always)
+func plausibleLength(_ length: Int, template m: Int) -> Bool {
+    length * DTWSpotter.maxWarp >= m && length <= m * DTWSpotter.maxWarp
+}
+
+extension DTWSpotter {
+    /// How much faster or slower than its template a gesture may be performed and still match.
+    static let maxWarp = 2
 }
 
 /// One template's column of the subsequence-DTW matrix, advanced by one stream frame in place.

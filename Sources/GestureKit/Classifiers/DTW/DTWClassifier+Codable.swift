@@ -15,7 +15,8 @@
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
-/// (PackedFloats). LB_Keogh envelopes are derived from the templates on load, not stored.
+/// (PackedFloats), and when the model can spot `spottingMeans`, `spottingStds`, `spottingFalseCosts`
+/// (``SpottingCalibration``; absent in files saved before it). LB_Keogh envelopes are derived from the templates on load, not stored.
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, trained
@@ -23,6 +24,7 @@ extension DTWClassifier {
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
+        case spottingMeans, spottingStds, spottingFalseCosts
     }
 
     public init(from decoder: Decoder) throws {
@@ -49,6 +51,10 @@ extension DTWClassifier {
                           templates: try t.decode(PackedFloats.self, forKey: .templates).values,
                           lengths: try t.decode([Int].self, forKey: .lengths),
                           labels: try t.decode([Int].self, forKey: .labels), rejection: rejection)
+            if let means = try t.decodeIfPresent(PackedFloats.self, forKey: .spottingMeans) {
+                m.spotting = SpottingCalibration(means: means, stds: try t.decode(PackedFloats.self, forKey: .spottingStds),
+                                                 falseCosts: try t.decode(PackedFloats.self, forKey: .spottingFalseCosts))
+            }
             // Envelopes are rebuilt only once the shapes are known to agree (validate() rechecks).
             try DTWClassifier.checkShapes(m, band: band)
             m.rebuildDerived(band: band)
@@ -85,6 +91,11 @@ extension DTWClassifier {
             try t.encode(PackedFloats(model.templates), forKey: .templates)
             try t.encode(model.rejection.means, forKey: .rejectionMeans)
             try t.encode(model.rejection.stds, forKey: .rejectionStds)
+            if let cal = model.spotting {
+                try t.encode(cal.means, forKey: .spottingMeans)
+                try t.encode(cal.stds, forKey: .spottingStds)
+                try t.encode(cal.falseCosts, forKey: .spottingFalseCosts)
+            }
         }
     }
 
@@ -116,5 +127,6 @@ extension DTWClassifier {
         try PackedFloats(m.templates).check("trained.templates", count: m.lengths.reduce(0, +) * m.channels)
         try m.rejection.means.check("trained.rejectionMeans", count: m.classes.count)
         try m.rejection.stds.check("trained.rejectionStds", count: m.classes.count)
+        try m.spotting?.validate(classCount: m.classes.count)
     }
 }

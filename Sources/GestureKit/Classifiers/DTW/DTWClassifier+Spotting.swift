@@ -1,10 +1,10 @@
 /// DTW pipelines run live by spotting: subsequence DTW of every template against the stream.
 extension DTWClassifier: SpottingClassifier {
-    /// `nil` unless the model keeps the stream's time scale and units and rejects nulls (see
+    /// `nil` unless the model keeps the stream's time scale and units and has spotting thresholds (see
     /// ``DTWSpotter/init(classifier:)``).
     public func makeSpotter() -> (any Spotter)? {
-        guard let inner = try? DTWSpotter(classifier: self), let model else { return nil }
-        return DTWSpotterStage(inner: inner, thresholds: model.rejection.thresholds)
+        guard let inner = try? DTWSpotter(classifier: self) else { return nil }
+        return DTWSpotterStage(inner: inner, thresholds: inner.thresholds)
     }
 }
 

@@ -44,6 +44,9 @@ public struct DTWClassifier: SequenceClassifier {
         public var lengths: [Int]
         public var labels: [Int]
         public var rejection: NullRejection
+        /// Live spotting thresholds' statistics; `nil` when the configuration cannot spot or the
+        /// model was saved before calibration existed.
+        package var spotting: SpottingCalibration? = nil
         // Derived at training and after decoding; not stored.
         var offsets: [Int] = []
         var upper: [Float] = []
@@ -81,6 +84,11 @@ public struct DTWClassifier: SequenceClassifier {
             s["nullRejection"] = nullRejection.map { k in
                 "k = \(k); thresholds " + zip(model.classes, t).map { "\($0) \($1)" }.joined(separator: ", ")
             } ?? "off"
+            if canSpot, let live = spottingThresholds {
+                s["spotting"] = "k = \(nullRejection ?? SpottingCalibration.defaultK); thresholds "
+                    + zip(model.classes, live).map { "\($0) \($1)" }.joined(separator: ", ")
+                    + (model.spotting == nil ? " (whole-example, not calibrated)" : " (calibrated on subsequence matches)")
+            }
         } else {
             s["nullRejection"] = nullRejection.map { "k = \($0) (not trained)" } ?? "off"
         }
@@ -142,6 +150,8 @@ public struct DTWClassifier: SequenceClassifier {
                           rejection: NullRejection(k: nullRejection, classCount: classes.count))
             m.rebuildDerived(band: band)
             m.rejection.fit(distances: DTWClassifier.filled(perClass))
+            let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
+            m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
             model = m
         } else {
             // Leave-one-out nearest same-class distance of every example.
@@ -156,8 +166,27 @@ public struct DTWClassifier: SequenceClassifier {
                 if d.isFinite { perClass[c].append(d) }
             }
             all.rejection.fit(distances: DTWClassifier.filled(perClass))
+            all.spotting = calibratedSpotting(all, examples, labels, Array(examples.indices))
             model = all
         }
+    }
+
+    /// Whether templates stay in the stream's time scale and units, so a ``DTWSpotter`` can run them
+    /// (it aligns channels dependently whatever `variant` whole examples use).
+    public var canSpot: Bool { resample == nil && !zNormalize }
+
+    /// The thresholds a live ``DTWSpotter`` applies: calibrated on subsequence matches
+    /// (``SpottingCalibration``, `k` = `nullRejection` or ``SpottingCalibration/defaultK``); for
+    /// models saved before calibration, the whole-example thresholds when `nullRejection` is set.
+    public var spottingThresholds: [Float]? {
+        guard let model else { return nil }
+        if let cal = model.spotting { return cal.thresholds(k: nullRejection ?? SpottingCalibration.defaultK) }
+        return nullRejection == nil ? nil : model.rejection.thresholds
+    }
+
+    private func calibratedSpotting(_ m: Model, _ examples: [TimeSeries], _ labels: [Int], _ templateOf: [Int?]) -> SpottingCalibration? {
+        guard canSpot else { return nil }
+        return SpottingCalibration.calibrate(m, examples: examples, labels: labels, templateOf: templateOf)
     }
 
     /// A class with a single example has no leave-one-out distance: it borrows the pooled distances

