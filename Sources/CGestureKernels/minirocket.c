@@ -1,0 +1,184 @@
+#include "gk_minirocket.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define GK_X86 1
+#endif
+
+// Separate multiplies and adds on every instruction set: features are bit-identical whichever
+// variant runs.
+#pragma STDC FP_CONTRACT OFF
+
+// Compiled once per vector width and chosen at run time, as dtw.c does.
+#ifdef GK_X86
+#define LANES 16
+#define SUFFIX 512
+#define ATTR __attribute__((target("avx512f")))
+#include "minirocket_body.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+#define LANES 8
+#define SUFFIX 256
+#define ATTR __attribute__((target("avx2")))
+#include "minirocket_body.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+#endif
+#define LANES 4
+#define SUFFIX 128
+#define ATTR
+#include "minirocket_body.h"
+#undef LANES
+#undef SUFFIX
+#undef ATTR
+
+static long supportedLanes(void) {
+#ifdef GK_X86
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx2")) return 8;
+#endif
+    return 4;
+}
+
+static _Atomic long lanesLimit = 16;
+
+static long vectorLanes(void) {
+    long lanes = supportedLanes(), limit = lanesLimit;
+    return lanes < limit ? lanes : limit;
+}
+
+long gk_minirocket_lanes(void) { return vectorLanes(); }
+
+void gk_minirocket_limit_lanes(long lanes) { lanesLimit = lanes < 4 ? 4 : lanes; }
+
+void gk_minirocket_kernel_indices(long kernel, int *three) {
+    long k = 0;
+    for (int a = 0; a < 9; a++)
+        for (int b = a + 1; b < 9; b++)
+            for (int c = b + 1; c < 9; c++, k++)
+                if (k == kernel) {
+                    three[0] = a;
+                    three[1] = b;
+                    three[2] = c;
+                    return;
+                }
+    three[0] = three[1] = three[2] = 0;
+}
+
+long gk_minirocket_scratch_count(long n, long channels, long max_dilation) {
+    long padded = n + 8 * (max_dilation > 0 ? max_dilation : 1);
+    return 2 * channels * padded + channels * n + n;
+}
+
+typedef struct {
+    long n, channels, pad, stride;
+    float *xp, *g, *alpha, *c;
+} Work;
+
+// Lays out each channel zero-padded by `pad` on both sides: xp = x, g = 3x (x + x + x rounds once,
+// as 3 * x does).
+static Work prepare(const float *x, long n, long channels, long max_dilation, float *scratch) {
+    Work w;
+    w.n = n;
+    w.channels = channels;
+    w.pad = 4 * (max_dilation > 0 ? max_dilation : 1);
+    w.stride = n + 2 * w.pad;
+    w.xp = scratch;
+    w.g = w.xp + channels * w.stride;
+    w.alpha = w.g + channels * w.stride;
+    w.c = w.alpha + channels * n;
+    memset(w.xp, 0, sizeof(float) * 2 * channels * w.stride);
+    for (long ch = 0; ch < channels; ch++) {
+        float *xp = w.xp + ch * w.stride + w.pad, *g = w.g + ch * w.stride + w.pad;
+        for (long t = 0; t < n; t++) {
+            xp[t] = x[t * channels + ch];
+            g[t] = 3.0f * xp[t];
+        }
+    }
+    return w;
+}
+
+static void alphaRows(const Work *w, long d, long lanes) {
+    for (long ch = 0; ch < w->channels; ch++) {
+        const float *xp = w->xp + ch * w->stride + w->pad;
+        float *a = w->alpha + ch * w->n;
+#ifdef GK_X86
+        if (lanes == 16) alpha512(xp, w->n, d, a);
+        else if (lanes == 8) alpha256(xp, w->n, d, a);
+        else
+#endif
+            alpha128(xp, w->n, d, a);
+    }
+}
+
+static void convolveInto(const Work *w, long d, long kernel, const int *chans, long count, long lanes) {
+    int idx[3];
+    gk_minirocket_kernel_indices(kernel, idx);
+    long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
+    for (long i = 0; i < count; i++) {
+        long ch = chans[i];
+        const float *a = w->alpha + ch * w->n, *g = w->g + ch * w->stride + w->pad;
+#ifdef GK_X86
+        if (lanes == 16) combine512(a, g, o0, o1, o2, w->n, i == 0, w->c);
+        else if (lanes == 8) combine256(a, g, o0, o1, o2, w->n, i == 0, w->c);
+        else
+#endif
+            combine128(a, g, o0, o1, o2, w->n, i == 0, w->c);
+    }
+    if (count <= 0) memset(w->c, 0, sizeof(float) * w->n);
+}
+
+void gk_minirocket_convolve(const float *x, long n, long channels, long dilation, long kernel, const int *chans,
+                            long count, float *scratch, float *out) {
+    if (n <= 0) return;
+    const long lanes = vectorLanes();
+    Work w = prepare(x, n, channels, dilation, scratch);
+    alphaRows(&w, dilation, lanes);
+    convolveInto(&w, dilation, kernel, chans, count, lanes);
+    memcpy(out, w.c, sizeof(float) * n);
+}
+
+void gk_minirocket_transform(const float *x, long n, long channels, long num_dilations, const int *dilations,
+                             const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
+                             const unsigned char *padded, const float *biases, float *scratch, float *out) {
+    long total = 0;
+    for (long di = 0; di < num_dilations; di++) total += 84 * (long)features_per_dilation[di];
+    if (n <= 0) {
+        memset(out, 0, sizeof(float) * total);
+        return;
+    }
+    long max_dilation = 1;
+    for (long di = 0; di < num_dilations; di++)
+        if (dilations[di] > max_dilation) max_dilation = dilations[di];
+    const long lanes = vectorLanes();
+    Work w = prepare(x, n, channels, max_dilation, scratch);
+    long f = 0, c = 0, chanStart = 0;
+    for (long di = 0; di < num_dilations; di++) {
+        const long d = dilations[di], per = features_per_dilation[di];
+        alphaRows(&w, d, lanes);
+        for (long k = 0; k < 84; k++, c++) {
+            convolveInto(&w, d, k, channel_indices + chanStart, channel_counts[c], lanes);
+            chanStart += channel_counts[c];
+            long start = 0, len = n;
+            if (!padded[c] && n - 8 * d > 0) {
+                start = 4 * d;
+                len = n - 8 * d;
+            }
+            const float *cs = w.c + start;
+            for (long q = 0; q < per; q++, f++) {
+                long above;
+#ifdef GK_X86
+                if (lanes == 16) above = countAbove512(cs, len, biases[f]);
+                else if (lanes == 8) above = countAbove256(cs, len, biases[f]);
+                else
+#endif
+                    above = countAbove128(cs, len, biases[f]);
+                out[f] = (float)((double)above / (double)len);
+            }
+        }
+    }
+}
