@@ -71,7 +71,7 @@ func splitList(_ s: String) -> [String] {
 
 /// Options that choose and tune a pipeline: a classifier's defaults or a spec file, plus overrides.
 struct SpecOptions: ParsableArguments {
-    @Option(help: "Classifier with default settings: dtw, knn, centroid or lstm.")
+    @Option(help: "Classifier with default settings: dtw, knn, centroid, lstm or minirocket.")
     var classifier: String?
 
     @Option(help: "A pipeline spec (JSON); see pipelines/ and the README.")

@@ -3,7 +3,7 @@ import Foundation
 /// The pipeline each `--classifier` gets when no `--spec` is given. The same documents are in
 /// `pipelines/<name>.json` (a test keeps them equal).
 public enum DefaultSpecs {
-    public static let names = ["dtw", "knn", "centroid", "lstm"]
+    public static let names = ["dtw", "knn", "centroid", "lstm", "minirocket"]
 
     /// The default spec as JSON text.
     public static func json(for classifier: String) throws -> String {
@@ -38,6 +38,13 @@ public enum DefaultSpecs {
             return #"""
             {
               "classifier": {"kind": "lstm"}
+            }
+            """#
+        case "minirocket":
+            return #"""
+            {
+              "features": {"extractors": [{"kind": "miniRocket", "features": 10000, "maxDilations": 32, "seed": 0}]},
+              "classifier": {"kind": "ridge"}
             }
             """#
         default:

@@ -7,10 +7,10 @@ enum StageKinds {
         MovingAverage.self, LowPass.self, HighPass.self, MedianFilter.self, Derivative.self, DeadZone.self,
         SavitzkyGolay.self, Normalizer.self,
     ]
-    static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self]
+    static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self, MiniRocket.self]
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
     static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self, LSTMClassifier.self]
-    static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self]
+    static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self, RidgeClassifier.self]
     static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
 }
 
