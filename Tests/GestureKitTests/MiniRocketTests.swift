@@ -202,6 +202,29 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
     }
 }
 
+/// A live windowed MiniRocket pipeline decides every hop, and each decision is the features of that
+/// window classified from scratch.
+@Suite struct MiniRocketLiveTests {
+    @Test func liveDecisionsEqualWholeWindowPredictions() throws {
+        let spec = try DefaultSpecs.build(classifier: "minirocket", specFile: nil, window: PipelineSpec.Window(size: 30, hop: 10))
+        let p = try Pipeline.train(spec, on: ClassifierConformanceTests.train)
+        guard case .vector(let classifier) = p.spec.classifier else { Issue.record("expected a vector classifier"); return }
+        let extractor = try #require(p.spec.extractors.first)
+        for e in ClassifierConformanceTests.test.examples.prefix(4) {
+            var r = p.liveRecognizer()
+            var decisions = 0
+            for f in 0..<e.series.frameCount {
+                _ = try r.push(Array(e.series.frame(f)))
+                guard f + 1 >= 30, (f + 1 - 30) % 10 == 0 else { continue }
+                let expected = classifier.predict(extractor.features(of: e.series.frames((f - 29)..<(f + 1))))
+                #expect(r.lastRawDecision?.scores == expected.scores, "frame \(f)")
+                decisions += 1
+            }
+            #expect(decisions == 8)
+        }
+    }
+}
+
 @Suite struct RidgeClassifierTests {
     /// Solves (A^T A + alpha I) beta = A^T y for centred A by Gaussian elimination with partial pivoting.
     static func ridgeFit(_ rows: [[Double]], _ y: [Double], alpha: Double) -> (beta: [Double], intercept: Double) {
