@@ -1,5 +1,6 @@
 #include "gk_minirocket.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -71,7 +72,7 @@ void gk_minirocket_kernel_indices(long kernel, int *three) {
 
 long gk_minirocket_scratch_count(long n, long channels, long max_dilation) {
     long padded = n + 8 * (max_dilation > 0 ? max_dilation : 1);
-    return 2 * channels * padded + channels * n + n;
+    return 2 * channels * padded + channels * n + n + 16;  // 16: sentinels after the outputs
 }
 
 typedef struct {
@@ -168,16 +169,19 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                 start = 4 * d;
                 len = n - 8 * d;
             }
-            const float *cs = w.c + start;
-            for (long q = 0; q < per; q++, f++) {
-                long above;
+            float *cs = w.c + start;
+            // Outputs past the counted range are not needed again for this kernel.
+            for (long t = 0; t < 16; t++) cs[len + t] = -INFINITY;
+            long above[64];
+            for (long q0 = 0; q0 < per; q0 += 64) {
+                const long m = per - q0 < 64 ? per - q0 : 64;
 #ifdef GK_X86
-                if (lanes == 16) above = countAbove512(cs, len, biases[f]);
-                else if (lanes == 8) above = countAbove256(cs, len, biases[f]);
+                if (lanes == 16) countAbove512(cs, len, biases + f, m, above);
+                else if (lanes == 8) countAbove256(cs, len, biases + f, m, above);
                 else
 #endif
-                    above = countAbove128(cs, len, biases[f]);
-                out[f] = (float)((double)above / (double)len);
+                    countAbove128(cs, len, biases + f, m, above);
+                for (long q = 0; q < m; q++, f++) out[f] = (float)((double)above[q] / (double)len);
             }
         }
     }

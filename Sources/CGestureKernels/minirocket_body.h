@@ -50,17 +50,40 @@ ATTR static void MR_CAT(combine, SUFFIX)(const float *alpha, const float *g, lon
     }
 }
 
-// Number of c[t] > bias for t in [0, n).
-ATTR static long MR_CAT(countAbove, SUFFIX)(const float *c, long n, float bias) {
-    MVI acc = (MVI){0};
-    const MVF b = bias - (MVF){0};
-    long t = 0;
-    // Comparison lanes are -1 where true; blocks of at most 2^31 keep the int32 lanes exact.
-    for (; t + LANES <= n; t += LANES) acc = acc - (MVI)(MR_CAT(mload, SUFFIX)(c + t) > b);
-    long count = 0;
-    for (int l = 0; l < LANES; l++) count += acc[l];
-    for (; t < n; t++) count += c[t] > bias;
-    return count;
+ATTR static inline long MR_CAT(hsum, SUFFIX)(MVI a) {
+    long total = 0;
+    for (int l = 0; l < LANES; l++) total += a[l];
+    return total;
+}
+
+// out[q] = number of c[t] > bias[q] for t in [0, n), q < count. c is followed by -infinity up to
+// the next multiple of LANES, so whole vectors cover it; four biases share each load.
+// Comparison lanes are -1 where true; int32 lanes are exact below 2^31 frames.
+ATTR static void MR_CAT(countAbove, SUFFIX)(const float *c, long n, const float *bias, long count, long *out) {
+    const long vecs = (n + LANES - 1) / LANES;
+    long q = 0;
+    for (; q + 4 <= count; q += 4) {
+        const MVF b0 = bias[q] - (MVF){0}, b1 = bias[q + 1] - (MVF){0};
+        const MVF b2 = bias[q + 2] - (MVF){0}, b3 = bias[q + 3] - (MVF){0};
+        MVI a0 = (MVI){0}, a1 = (MVI){0}, a2 = (MVI){0}, a3 = (MVI){0};
+        for (long v = 0; v < vecs; v++) {
+            const MVF x = MR_CAT(mload, SUFFIX)(c + v * LANES);
+            a0 = a0 - (MVI)(x > b0);
+            a1 = a1 - (MVI)(x > b1);
+            a2 = a2 - (MVI)(x > b2);
+            a3 = a3 - (MVI)(x > b3);
+        }
+        out[q] = MR_CAT(hsum, SUFFIX)(a0);
+        out[q + 1] = MR_CAT(hsum, SUFFIX)(a1);
+        out[q + 2] = MR_CAT(hsum, SUFFIX)(a2);
+        out[q + 3] = MR_CAT(hsum, SUFFIX)(a3);
+    }
+    for (; q < count; q++) {
+        const MVF b = bias[q] - (MVF){0};
+        MVI a = (MVI){0};
+        for (long v = 0; v < vecs; v++) a = a - (MVI)(MR_CAT(mload, SUFFIX)(c + v * LANES) > b);
+        out[q] = MR_CAT(hsum, SUFFIX)(a);
+    }
 }
 
 #undef MVF
