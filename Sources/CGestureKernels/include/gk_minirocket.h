@@ -31,10 +31,11 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out);
 
-/// Lanes of the vector kernel in use: 16 (AVX-512), 8 (AVX2) or 4 (SSE2, NEON).
+/// Lanes of the vector kernel in use: 8 (AVX2, the default cap) or 4 (SSE2, NEON); 16 (AVX-512) when
+/// the cap is raised.
 long gk_minirocket_lanes(void);
 
-/// Caps the kernel's lanes (for tests that compare the variants); results do not depend on it.
+/// Caps the kernel's lanes (tests compare the variants; 16 allows AVX-512); results do not depend on it.
 void gk_minirocket_limit_lanes(long lanes);
 
 #ifdef __cplusplus
