@@ -25,6 +25,8 @@ import Foundation
 ///   features, in Double through BLAS/LAPACK; prediction O(p * classes).
 public struct RidgeClassifier: VectorClassifier {
     public static let kind = "ridge"
+    /// Largest min(vectors, features) trained (a 8000-square Double eigen-decomposition: 0.5 GB).
+    public static let maxDecomposition = 8000
     public static let defaultAlphas: [Double] = (0..<10).map { pow(10, -3 + 6 * Double($0) / 9) }
 
     /// Candidate regularisations.
@@ -76,6 +78,11 @@ public struct RidgeClassifier: VectorClassifier {
             guard classes.indices.contains(labels[i]) else {
                 throw GestureKitError("label \(labels[i]) of vector \(i) is not a class index", field: "labels")
             }
+        }
+        // The decomposition is min(n, p) squared in Double and cubed in time: refuse what would take
+        // gigabytes and many minutes rather than appear to hang.
+        if min(n, p) > Self.maxDecomposition {
+            throw GestureKitError("\(n) training vectors of \(p) features: ridge decomposes a \(min(n, p))-square matrix; use at most \(Self.maxDecomposition) vectors or features (a larger hop, fewer features)", field: "classifier")
         }
         let (means, scales) = Self.standardisation(vectors)
         // The design is standardised in Float exactly as `predict` does, then widened.
