@@ -52,9 +52,10 @@ private func referenceFeatures(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float
 
 private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSeries {
     var g = SeededGenerator(seed: seed)
-    // Repeated values (rounded to quarters, some runs of zeros) make ties with the biases likely.
+    // Repeated values (zeros, quarters) make ties with the biases likely; the unrounded ones make
+    // the order of the additions matter to the last bit.
     let values = (0..<(frames * channels)).map { i -> Float in
-        i % 7 == 0 ? 0 : (g.nextGaussian() * 4).rounded() / 4
+        i % 7 == 0 ? 0 : i % 2 == 0 ? (g.nextGaussian() * 4).rounded() / 4 : g.nextGaussian() * 3.7
     }
     return TimeSeries(values: values, channelCount: channels)
 }
