@@ -3,7 +3,7 @@
 // Run: cd Benchmarks && swift package benchmark [--target DTW]
 import PackageDescription
 
-let suites = ["DTW", "KNN", "LSTM", "Formats", "Streaming", "Stages"]
+let suites = ["DTW", "KNN", "LSTM", "Formats", "Streaming", "Stages", "MiniRocket"]
 
 let package = Package(
     name: "GestureKitBenchmarks",

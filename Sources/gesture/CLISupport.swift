@@ -13,7 +13,7 @@ func printStderr(_ message: String) {
 }
 
 /// Runs a command body, turning user errors into `error: FILE:LINE: ...` on stderr and exit code 1;
-/// usage errors found while running go on to the root command, which prints them with exit code 64.
+/// usage errors found while running (a flag the chosen classifier does not have) exit with 64.
 func reportingErrors(_ body: () throws -> Void) throws {
     do {
         try body()
@@ -23,7 +23,8 @@ func reportingErrors(_ body: () throws -> Void) throws {
     } catch let e as ExitCode {
         throw e
     } catch let e as ValidationError {
-        throw e
+        printError(e.message)
+        throw ExitCode(64)
     } catch let e as CleanExit {
         throw e
     } catch {

@@ -73,16 +73,22 @@ func splitList(_ s: String) -> [String] {
 struct ClassifierName: ExpressibleByArgument {
     let name: String
 
+    /// Chooses among the defaults by cross-validation on the training data (`train` only).
+    static let auto = "auto"
+
     init?(argument: String) {
-        guard DefaultSpecs.names.contains(argument) else { return nil }
+        guard Self.allValueStrings.contains(argument) else { return nil }
         name = argument
     }
 
-    static var allValueStrings: [String] { DefaultSpecs.names }
-    static var defaultCompletionKind: CompletionKind { .list(DefaultSpecs.names) }
+    var isAuto: Bool { name == Self.auto }
+
+    static var allValueStrings: [String] { DefaultSpecs.names + [auto] }
+    static var defaultCompletionKind: CompletionKind { .list(allValueStrings) }
 
     static var help: String {
-        "Classifier with its default pipeline: " + DefaultSpecs.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ") + "."
+        "Classifier with its default pipeline: " + DefaultSpecs.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")
+            + "; auto (train only: the best of \(ModelSelection.defaultCandidates.joined(separator: ", ")) by cross-validation on the training data, grouped by user or session when known)."
     }
 }
 
@@ -133,6 +139,15 @@ struct SpecOptions: ParsableArguments {
         if let lr, !(lr > 0 && lr.isFinite) { throw ValidationError("--lr must be a positive number") }
     }
 
+    /// What `--classifier auto` may change in every candidate: the window and the rest class.
+    func autoOverrides() throws -> PipelineSpec.Overrides {
+        if spec != nil { throw ValidationError("--classifier auto chooses among the default pipelines; it does not take --spec") }
+        if let flag = settings.removing(.seed).given.first?.flag {
+            throw ValidationError("\(flag) does not apply to --classifier auto (each candidate keeps its defaults)")
+        }
+        return PipelineSpec.Overrides(window: window.spec, rest: rest)
+    }
+
     /// Refuses these flags where no pipeline is built (a trained pipeline keeps its settings).
     func refuse(_ reason: String) throws {
         if let flag = given.first { throw ValidationError("\(flag) does not apply \(reason)") }
@@ -142,6 +157,7 @@ struct SpecOptions: ParsableArguments {
     /// - Parameter seedIsForFolds: cross-validation takes `--seed` for its folds, and passes it on
     ///   only to a classifier that has a seed.
     func build(seedIsForFolds: Bool = false) throws -> PipelineSpec {
+        if classifier?.isAuto == true { throw ValidationError("--classifier auto chooses while training: use it with gesture train") }
         var settings = self.settings
         let base = try spec.map { try PipelineSpec.load($0).classifier } ?? DefaultSpecs.pipeline(named: classifier?.name ?? "dtw").spec.classifier
         if seedIsForFolds, !base.settings.contains(.seed) { settings = settings.removing(.seed) }

@@ -40,6 +40,10 @@ struct Spec: ParsableCommand {
     @Argument(help: ArgumentHelp(ClassifierName.help, valueName: "classifier"))
     var classifier: ClassifierName
 
+    func validate() throws {
+        if classifier.isAuto { throw ValidationError("auto is chosen while training; name a classifier: \(DefaultSpecs.names.joined(separator: ", "))") }
+    }
+
     func run() throws {
         try reportingErrors { print(try DefaultSpecs.json(for: classifier.name), terminator: "") }
     }

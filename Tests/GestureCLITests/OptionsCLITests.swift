@@ -22,7 +22,7 @@ import Testing
         let cases: [([String], String)] = [
             (["train", Self.train, "--classifier", "knn", "--seed=-1", "-o", out], "--seed"),
             (["train", Self.train, "--classifier", "dtw", "--epochs", "5", "-o", out], "--epochs does not apply to the dtw classifier"),
-            (["train", Self.train, "--classifier", "nope", "-o", out], "'dtw', 'knn'"),
+            (["train", Self.train, "--classifier", "nope", "-o", out], "- minirocket"),
             (["train", Self.train, "--window", "20,0", "-o", out], "--window"),
             (["train", Self.train, "--classifier", "knn", "--window", "20,5", "--hop", "5", "-o", out], "give the hop once"),
         ]
@@ -74,5 +74,21 @@ import Testing
             let file = try String(contentsOfFile: CLI.repo.appendingPathComponent("pipelines/\(name).json").path, encoding: .utf8)
             #expect(r.stdout == file, "\(name)")
         }
+    }
+
+    @Test func autoChoosesByCrossValidationAndSavesTheWinner() throws {
+        let p = Self.temporary("auto")
+        defer { try? FileManager.default.removeItem(atPath: p) }
+        let r = try CLI.run(["train", Self.train, "--classifier", "auto", "-o", p])
+        #expect(r.status == 0, "\(r.stderr)")
+        for name in ["knn", "dtw", "minirocket"] { #expect(r.stderr.contains("  \(name) "), "\(r.stderr)") }
+        let chose = try #require(r.stderr.split(separator: "\n").first { $0.hasPrefix("chose ") })
+        let info = try CLI.run(["info", p, "--json"])
+        let kind = chose.dropFirst(6) == "minirocket" ? "ridge" : String(chose.dropFirst(6))
+        #expect(info.stdout.contains("\"\(kind)\""), "\(chose): \(info.stdout.prefix(300))")
+        let misplaced = try CLI.run(["train", Self.train, "--classifier", "auto", "--epochs", "3", "-o", p + ".x"])
+        #expect(misplaced.status == 64 && misplaced.stderr.contains("--epochs does not apply to --classifier auto"))
+        let folds = try CLI.run(["evaluate", Self.train, "--classifier", "auto", "--folds", "5"])
+        #expect(folds.status == 64 && folds.stderr.hasPrefix("error: --classifier auto"), "\(folds.stderr)")
     }
 }

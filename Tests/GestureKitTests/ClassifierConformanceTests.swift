@@ -14,6 +14,8 @@ import Testing
         ("lstm", #"{"classifier": {"kind": "lstm", "hidden": 16, "epochs": 30, "seed": 3}}"#),
         ("lstm-window", #"{"features": {"window": 25, "hop": 25}, "classifier": {"kind": "lstm", "hidden": 16, "epochs": 30}}"#),
         ("knn-window", #"{"preprocessing": [{"kind": "median", "window": 3}], "features": {"window": 20, "hop": 10, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "knn", "k": 1}, "postprocessing": [{"kind": "timeout", "frames": 10}]}"#),
+        ("minirocket", #"{"features": {"extractors": [{"kind": "miniRocket", "features": 2000}]}, "classifier": {"kind": "ridge"}}"#),
+        ("minirocket-window", #"{"features": {"window": 30, "hop": 10, "extractors": [{"kind": "miniRocket", "features": 1000}]}, "classifier": {"kind": "ridge"}}"#),
     ]
 
     static let train: Dataset = {

@@ -1,3 +1,4 @@
 // Umbrella header: a new kernel header is listed here, so incremental builds notice it.
 #include "gk_dtw.h"
 #include "gk_lstm.h"
+#include "gk_minirocket.h"

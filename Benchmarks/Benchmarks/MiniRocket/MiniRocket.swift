@@ -1,0 +1,67 @@
+import Benchmark
+import Foundation
+import GestureKit
+
+/// MiniRocket on UWaveGestureLibrary TRAIN (120 x 3 channels x 315 frames), 10,000 features, one
+/// thread: fitting the transform (dilations, channel combinations, biases), transforming all 120,
+/// and training the whole pipeline (transform + ridge with LOO alpha). Live: a windowed pipeline on
+/// BasicMotions (window 50, hop 10): the cost of pushing one hop of frames, i.e. one decision.
+/// The peer script Benchmarks/peers/minirocket_peer.py times aeon's MiniRocket on the same data.
+let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds,
+                                           maxDuration: .seconds(5), maxIterations: 50)
+    Linalg.setThreadCount(1)
+
+    if let d = try? Dataset.load(datasets + "/uwave/UWaveGestureLibrary_TRAIN.ts") {
+        let series = d.examples.map(\.series)
+        var fitted = MiniRocket()
+        try? fitted.fit(series, channels: 3, sampleRate: nil)
+        let stage = fitted
+
+        Benchmark("MiniRocket fit UWave TRAIN 120x3x315") { benchmark in
+            for _ in benchmark.scaledIterations {
+                var m = MiniRocket()
+                try? m.fit(series, channels: 3, sampleRate: nil)
+                blackHole(m)
+            }
+        }
+
+        Benchmark("MiniRocket transform UWave TRAIN 120x3x315") { benchmark in
+            for _ in benchmark.scaledIterations {
+                for s in series { blackHole(stage.features(of: s)) }
+            }
+        }
+
+        if let spec = try? DefaultSpecs.build(classifier: "minirocket", specFile: nil) {
+            Benchmark("MiniRocket pipeline train UWave TRAIN (transform + ridge LOO)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(try? Pipeline.train(spec, on: d)) }
+            }
+        }
+    }
+
+    let bm = repo.appendingPathComponent("datasets/basicmotions").path
+    if let train = try? Dataset.load(bm + "/BasicMotions_TRAIN.ts"),
+       let test = try? Dataset.load(bm + "/BasicMotions_TEST.ts"),
+       let spec = try? DefaultSpecs.build(classifier: "minirocket", specFile: nil,
+                                          window: PipelineSpec.Window(size: 50, hop: 10)),
+       let pipeline = try? Pipeline.train(spec, on: train) {
+        let frames = test.examples.flatMap { e in (0..<e.series.frameCount).map { Array(e.series.frame($0)) } }
+        Benchmark("MiniRocket live: one window decision (window 50, hop 10, BasicMotions 6ch)",
+                  configuration: .init(timeUnits: .microseconds, maxDuration: .seconds(3), maxIterations: 10_000)) { benchmark in
+            // A fresh stream given 40 frames, then the measured hop of 10 that completes the window: one decision.
+            var r = pipeline.liveRecognizer()
+            let start = (frames.count / 2) - 49
+            for f in start..<(start + 40) { blackHole(try? r.push(frames[f])) }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                for f in (start + 40)..<(start + 50) { blackHole(try? r.push(frames[f])) }
+            }
+            benchmark.stopMeasurement()
+            precondition(r.lastRawDecision != nil, "no window decision was made")
+        }
+    }
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""aeon's MiniRocket next to GestureKit's, in one job: speed on one thread and accuracy on the same folds.
+
+Makes Benchmarks/.venv-peers (pip: aeon, which brings numba and scikit-learn), then
+  1. speed, UWaveGestureLibrary TRAIN (120 x 3 x 315), 10,000 features, one thread (NUMBA_NUM_THREADS=1,
+     n_jobs=1), medians after a warm-up call (numba compiles on first use):
+     MiniRocket fit, MiniRocket transform of all 120, and the classifier's fit (transform + scaler +
+     RidgeClassifierCV over logspace(-3, 3, 10)), against `swift package benchmark --target MiniRocket`;
+  2. accuracy: stratified k-fold (scikit-learn StratifiedKFold, shuffled, seed 0) on the TRAIN splits of
+     BasicMotions, UWave, Epilepsy and RacketSports; each fold is written as .ts files (the original data
+     lines, unchanged) and given to both aeon's MiniRocketClassifier-equivalent pipeline and
+     `gesture train FOLD_TRAIN --classifier minirocket -o P && gesture evaluate P FOLD_TEST --json`,
+     so both see exactly the same folds. Pooled accuracy over all held-out examples.
+
+Usage: python3 Benchmarks/peers/minirocket_peer.py [--skip-ours] [--skip-accuracy] [--repeat N] [--folds K]
+Needs the release CLI: swift build -c release (in the repository root).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BENCH = os.path.dirname(HERE)
+REPO = os.path.dirname(BENCH)
+DATA = os.path.join(os.path.dirname(REPO), "shared", "datasets")
+VENV = os.path.join(BENCH, ".venv-peers")
+GESTURE = os.path.join(REPO, ".build", "release", "gesture")
+
+SETS = [
+    ("BasicMotions", os.path.join(REPO, "datasets", "basicmotions", "BasicMotions_TRAIN.ts")),
+    ("UWave", os.path.join(DATA, "uwave", "UWaveGestureLibrary_TRAIN.ts")),
+    ("Epilepsy", os.path.join(DATA, "epilepsy", "Epilepsy_TRAIN.ts")),
+    ("RacketSports", os.path.join(DATA, "racketsports", "RacketSports_TRAIN.ts")),
+]
+
+
+def ensure_venv():
+    """Re-executes this script inside the peers' venv (one numba thread), creating it when missing."""
+    py = os.path.join(VENV, "bin", "python")
+    if os.path.realpath(sys.prefix) != os.path.realpath(VENV):
+        if not os.path.exists(py):
+            subprocess.check_call([sys.executable, "-m", "venv", VENV])
+            subprocess.check_call([py, "-m", "pip", "install", "-q", "aeon"])
+        env = dict(os.environ, NUMBA_NUM_THREADS="1", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+        os.execve(py, [py] + sys.argv, env)
+
+
+def read_ts(path):
+    """(header lines, data lines, X (n, channels, length), labels) of an equal-length .ts file."""
+    import numpy as np
+    header, lines, xs, ys, data = [], [], [], [], False
+    for raw in open(path):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not data:
+            header.append(line)
+            data = line.lower() == "@data"
+            continue
+        *dims, label = line.split(":")
+        lines.append(line)
+        xs.append([[float(v) for v in d.split(",")] for d in dims])
+        ys.append(label)
+    return header, lines, np.array(xs, dtype=np.float32), np.array(ys)
+
+
+def median_s(fn, repeat):
+    samples = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - t)
+    samples.sort()
+    return samples[len(samples) // 2]
+
+
+def aeon_pipeline(seed=0):
+    import numpy as np
+    from aeon.transformations.collection.convolution_based import MiniRocket
+    from sklearn.linear_model import RidgeClassifierCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    return make_pipeline(MiniRocket(n_kernels=10_000, n_jobs=1, random_state=seed),
+                         StandardScaler(with_mean=False), RidgeClassifierCV(alphas=np.logspace(-3, 3, 10)))
+
+
+def peer_speed(repeat):
+    from aeon.transformations.collection.convolution_based import MiniRocket
+    _, _, X, y = read_ts(SETS[1][1])
+    m = MiniRocket(n_kernels=10_000, n_jobs=1, random_state=0)
+    m.fit(X)
+    m.transform(X)  # numba compiles here
+    aeon_pipeline().fit(X, y)
+    return {
+        "fit": median_s(lambda: MiniRocket(n_kernels=10_000, n_jobs=1, random_state=0).fit(X), repeat),
+        "transform": median_s(lambda: m.transform(X), repeat),
+        "train": median_s(lambda: aeon_pipeline().fit(X, y), repeat),
+    }
+
+
+UNITS = {"ns": 1e-9, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def ours(target):
+    """Runs our ordo-one benchmark target and returns {name: median wall clock in s}."""
+    cmd = ["swift", "package", "--disable-sandbox", "benchmark", "--target", target, "--no-progress"]
+    text = subprocess.run(cmd, cwd=BENCH, capture_output=True, text=True).stdout
+    res, name = {}, None
+    for line in text.splitlines():
+        s = line.strip()
+        m = re.match(r"│ Time \(wall clock\) \((\w+)\) \*?\s*│(.*)", s)
+        if m and name:
+            cols = [c.strip() for c in m.group(2).split("│") if c.strip()]
+            res[name] = float(cols[2]) * UNITS[m.group(1)]  # p0, p25, p50
+        elif s and not s.startswith(("│", "╒", "╞", "├", "╘", "=")):
+            name = s
+    return res
+
+
+def accuracy(folds):
+    """Pooled k-fold accuracy of aeon and of `gesture` on identical folds, per data set."""
+    from sklearn.model_selection import StratifiedKFold
+    out = []
+    for name, path in SETS:
+        if not os.path.exists(path):
+            continue
+        header, lines, X, y = read_ts(path)
+        right_aeon = right_ours = 0
+        with tempfile.TemporaryDirectory() as tmp:
+            for k, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)):
+                p = aeon_pipeline().fit(X[tr], y[tr])
+                right_aeon += int((p.predict(X[te]) == y[te]).sum())
+                ftr, fte, model = (os.path.join(tmp, f"{name}-{k}-{s}") for s in ("train.ts", "test.ts", "model.gesture"))
+                for f, idx in ((ftr, tr), (fte, te)):
+                    with open(f, "w") as h:
+                        h.write("\n".join(header + [lines[i] for i in idx]) + "\n")
+                subprocess.run([GESTURE, "train", ftr, "--classifier", "minirocket", "-o", model], check=True,
+                               capture_output=True)
+                r = subprocess.run([GESTURE, "evaluate", model, fte, "--json"], check=True, capture_output=True, text=True)
+                right_ours += round(json.loads(r.stdout)["accuracy"] * len(te))
+        out.append((name, len(y), right_aeon / len(y), right_ours / len(y)))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument("--skip-accuracy", action="store_true")
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--folds", type=int, default=5)
+    args = ap.parse_args()
+    ensure_venv()
+    import aeon
+    p = peer_speed(args.repeat)
+    o = {} if args.skip_ours else ours("MiniRocket")
+    rows = [("MiniRocket fit UWave TRAIN", "MiniRocket fit UWave TRAIN 120x3x315", p["fit"]),
+            ("MiniRocket transform UWave TRAIN (120)", "MiniRocket transform UWave TRAIN 120x3x315", p["transform"]),
+            ("classifier fit UWave TRAIN (transform + ridge CV)",
+             "MiniRocket pipeline train UWave TRAIN (transform + ridge LOO)", p["train"])]
+    print(f"aeon {aeon.__version__}, one thread")
+    print(f"{'workload':52} {'ours':>10} {'aeon':>10} {'aeon/ours':>10}")
+    for title, key, peer in rows:
+        mine = o.get(key)
+        ratio = f"{peer / mine:10.1f}" if mine else "       n/a"
+        print(f"{title:52} {f'{mine * 1e3:8.1f}ms' if mine else '       n/a':>10} {peer * 1e3:8.1f}ms {ratio}")
+    for key, v in o.items():
+        if key.startswith("MiniRocket live"):
+            print(f"{key}: {v * 1e6:.1f} us")
+    if not args.skip_accuracy:
+        print(f"\n{args.folds}-fold CV on TRAIN splits (StratifiedKFold seed 0, identical folds for both)")
+        print(f"{'data set':14} {'n':>5} {'aeon':>8} {'ours':>8}")
+        for name, n, a, b in accuracy(args.folds):
+            print(f"{name:14} {n:5d} {a:8.4f} {b:8.4f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+// MiniRocket's inner loops for one vector width, included by minirocket.c once per instruction set
+// with LANES, SUFFIX and ATTR defined. Every loop is element-wise over time (or an integer count),
+// so a lane computes exactly what the scalar tail computes.
+
+#define MR_CAT_(a, b) a##b
+#define MR_CAT(a, b) MR_CAT_(a, b)
+#define MVF MR_CAT(mvf, SUFFIX)
+#define MVI MR_CAT(mvi, SUFFIX)
+
+typedef float MVF __attribute__((vector_size(LANES * 4)));
+typedef int32_t MVI __attribute__((vector_size(LANES * 4)));
+
+ATTR static inline MVF MR_CAT(mload, SUFFIX)(const float *p) {
+    MVF v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+ATTR static inline void MR_CAT(mstore, SUFFIX)(float *p, MVF v) { memcpy(p, &v, sizeof v); }
+
+// alpha[t] = sum over taps j = 0...8 of -xp[t + (j - 4) d], in tap order (xp is zero-padded).
+ATTR static void MR_CAT(alpha, SUFFIX)(const float *xp, long n, long d, float *alpha) {
+    long t = 0;
+    for (; t + LANES <= n; t += LANES) {
+        MVF acc = (MVF){0};
+        for (long j = 0; j < 9; j++) acc = acc + (-MR_CAT(mload, SUFFIX)(xp + t + (j - 4) * d));
+        MR_CAT(mstore, SUFFIX)(alpha + t, acc);
+    }
+    for (; t < n; t++) {
+        float acc = 0;
+        for (long j = 0; j < 9; j++) acc = acc + (-xp[t + (j - 4) * d]);
+        alpha[t] = acc;
+    }
+}
+
+// c[t] (+)= ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2].
+ATTR static void MR_CAT(combine, SUFFIX)(const float *alpha, const float *g, long o0, long o1, long o2, long n,
+                                         int first, float *c) {
+    long t = 0;
+    for (; t + LANES <= n; t += LANES) {
+        MVF v = MR_CAT(mload, SUFFIX)(alpha + t) + MR_CAT(mload, SUFFIX)(g + t + o0);
+        v = v + MR_CAT(mload, SUFFIX)(g + t + o1);
+        v = v + MR_CAT(mload, SUFFIX)(g + t + o2);
+        if (!first) v = MR_CAT(mload, SUFFIX)(c + t) + v;
+        MR_CAT(mstore, SUFFIX)(c + t, v);
+    }
+    for (; t < n; t++) {
+        float v = ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2];
+        c[t] = first ? v : c[t] + v;
+    }
+}
+
+ATTR static inline long MR_CAT(hsum, SUFFIX)(MVI a) {
+    long total = 0;
+    for (int l = 0; l < LANES; l++) total += a[l];
+    return total;
+}
+
+// out[q] = number of c[t] > bias[q] for t in [0, n), q < count. c is followed by -infinity up to
+// the next multiple of LANES, so whole vectors cover it; four biases share each load.
+// Comparison lanes are -1 where true; int32 lanes are exact below 2^31 frames.
+ATTR static void MR_CAT(countAbove, SUFFIX)(const float *c, long n, const float *bias, long count, long *out) {
+    const long vecs = (n + LANES - 1) / LANES;
+    long q = 0;
+    for (; q + 4 <= count; q += 4) {
+        const MVF b0 = bias[q] - (MVF){0}, b1 = bias[q + 1] - (MVF){0};
+        const MVF b2 = bias[q + 2] - (MVF){0}, b3 = bias[q + 3] - (MVF){0};
+        MVI a0 = (MVI){0}, a1 = (MVI){0}, a2 = (MVI){0}, a3 = (MVI){0};
+        for (long v = 0; v < vecs; v++) {
+            const MVF x = MR_CAT(mload, SUFFIX)(c + v * LANES);
+            a0 = a0 - (MVI)(x > b0);
+            a1 = a1 - (MVI)(x > b1);
+            a2 = a2 - (MVI)(x > b2);
+            a3 = a3 - (MVI)(x > b3);
+        }
+        out[q] = MR_CAT(hsum, SUFFIX)(a0);
+        out[q + 1] = MR_CAT(hsum, SUFFIX)(a1);
+        out[q + 2] = MR_CAT(hsum, SUFFIX)(a2);
+        out[q + 3] = MR_CAT(hsum, SUFFIX)(a3);
+    }
+    for (; q < count; q++) {
+        const MVF b = bias[q] - (MVF){0};
+        MVI a = (MVI){0};
+        for (long v = 0; v < vecs; v++) a = a - (MVI)(MR_CAT(mload, SUFFIX)(c + v * LANES) > b);
+        out[q] = MR_CAT(hsum, SUFFIX)(a);
+    }
+}
+
+#undef MVF
+#undef MVI

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Chooses among default pipelines by cross-validation on the training data only: the library side
+/// of `--classifier auto`.
+///
+/// Folds keep whole users (or, failing that, sessions) on one side when the examples carry them, so
+/// the figure says how a pipeline does on people or sessions it never saw. The winner is the highest
+/// pooled accuracy; ties go to the earlier candidate (the cheaper one in the default order).
+///
+/// ```swift
+/// let choice = try ModelSelection.select(on: train)
+/// print(choice.table)            // [(name, accuracy)] for every candidate
+/// let pipeline = try Pipeline.train(choice.spec, on: train)
+/// ```
+/// - Complexity: the sum over candidates of their k-fold cross-validation.
+public enum ModelSelection {
+    /// Default candidates, cheapest first.
+    public static let defaultCandidates = ["knn", "dtw", "minirocket"]
+
+    public struct Row: Sendable, Hashable {
+        public var name: String
+        public var accuracy: Double
+    }
+
+    public struct Choice: Sendable {
+        public var winner: String
+        public var spec: PipelineSpec
+        /// Every candidate's cross-validated accuracy, in candidate order.
+        public var table: [Row]
+        public var groupedBy: GroupBy?
+    }
+
+    /// Users when every example names one and there are at least `folds` of them; else sessions on
+    /// the same terms; else nil (stratified folds).
+    public static func grouping(of data: Dataset, folds: Int) -> GroupBy? {
+        for g in [GroupBy.user, .session] {
+            let ids = data.examples.map { g == .user ? $0.user : $0.session }
+            if ids.allSatisfy({ $0 != nil }), Set(ids).count >= folds { return g }
+        }
+        return nil
+    }
+
+    /// - Parameter overrides: applied to every candidate (a window, the rest class).
+    public static func select(on data: Dataset, candidates: [String] = defaultCandidates, folds: Int = 5,
+                              seed: UInt64 = 0, overrides: PipelineSpec.Overrides = .init(),
+                              progress: (@Sendable (Row) -> Void)? = nil) throws -> Choice {
+        guard !candidates.isEmpty else { throw GestureKitError("no candidates to choose from", field: "classifier") }
+        let group = grouping(of: data, folds: folds)
+        var table: [Row] = []
+        var specs: [PipelineSpec] = []
+        for name in candidates {
+            let spec = try DefaultSpecs.build(classifier: name, specFile: nil, overrides: overrides)
+            let report = try Evaluation.crossValidate(spec, on: data, folds: folds, groupBy: group, seed: seed)
+            table.append(Row(name: name, accuracy: report.accuracy))
+            progress?(table[table.count - 1])
+            specs.append(spec)
+        }
+        let best = table.indices.max { table[$0].accuracy < table[$1].accuracy || (table[$0].accuracy == table[$1].accuracy && $0 > $1) }!
+        return Choice(winner: table[best].name, spec: specs[best], table: table, groupedBy: group)
+    }
+}

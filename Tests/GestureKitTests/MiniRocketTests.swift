@@ -1,0 +1,304 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+/// Plain reference of one MiniRocket convolution output, written from the definition: per channel,
+/// the sum of -x over the nine taps (taps outside the series skipped) plus 3x at the kernel's three
+/// taps, in that order; channels summed in the order given.
+private func referenceConvolution(_ s: TimeSeries, dilation d: Int, kernel: Int, channels: [Int32]) -> [Float] {
+    var taps: [[Int]] = []
+    for a in 0..<9 { for b in (a + 1)..<9 { for c in (b + 1)..<9 { taps.append([a, b, c]) } } }
+    let three = taps[kernel]
+    let n = s.frameCount
+    return (0..<n).map { t in
+        var total: Float = 0
+        for (i, ch) in channels.enumerated() {
+            func x(_ j: Int) -> Float? {
+                let u = t + (j - 4) * d
+                return u >= 0 && u < n ? s[u, Int(ch)] : nil
+            }
+            var a: Float = 0
+            for j in 0..<9 { if let v = x(j) { a = a + (-v) } }
+            for j in three { if let v = x(j) { a = a + 3 * v } }
+            total = i == 0 ? a : total + a
+        }
+        return total
+    }
+}
+
+/// Reference features: PPV of each bias over all outputs (padded) or over those whose taps lie
+/// inside the series (all of them when none do).
+private func referenceFeatures(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
+    var out: [Float] = []
+    var c = 0, start = 0, f = 0
+    let n = s.frameCount
+    for (di, d32) in m.dilations.enumerated() {
+        let d = Int(d32)
+        for k in 0..<84 {
+            let chans = Array(m.channelIndices[start..<(start + Int(m.channelCounts[c]))])
+            let conv = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
+            let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
+            for _ in 0..<Int(m.featuresPerDilation[di]) {
+                let above = range.filter { conv[$0] > m.biases[f] }.count
+                out.append(Float(Double(above) / Double(range.count)))
+                f += 1
+            }
+            start += Int(m.channelCounts[c])
+            c += 1
+        }
+    }
+    return out
+}
+
+private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSeries {
+    var g = SeededGenerator(seed: seed)
+    // Repeated values (zeros, quarters) make ties with the biases likely; the unrounded ones make
+    // the order of the additions matter to the last bit.
+    let values = (0..<(frames * channels)).map { i -> Float in
+        i % 7 == 0 ? 0 : i % 2 == 0 ? (g.nextGaussian() * 4).rounded() / 4 : g.nextGaussian() * 3.7
+    }
+    return TimeSeries(values: values, channelCount: channels)
+}
+
+@Suite(.serialized) struct MiniRocketTests {
+    /// A hand-built model covering every kernel at several dilations, both padding choices, one- to
+    /// all-channel combinations, and biases taken from actual outputs so ties are exercised.
+    static func model(channels: Int, dilations: [Int32], invertPadding: Bool, series: TimeSeries, seed: UInt64) -> MiniRocket.Model {
+        var g = SeededGenerator(seed: seed)
+        var counts: [Int32] = [], indices: [Int32] = [], padded: [UInt8] = [], biases: [Float] = []
+        let per: [Int32] = dilations.map { _ in 3 }
+        for (di, d) in dilations.enumerated() {
+            for k in 0..<84 {
+                let count = 1 + Int(g.next() % UInt64(channels))
+                let chans = Array((0..<Int32(channels)).shuffled(using: &g).prefix(count))
+                counts.append(Int32(count))
+                indices.append(contentsOf: chans)
+                padded.append(((di + k) % 2 == 0) != invertPadding ? 1 : 0)
+                let conv = referenceConvolution(series, dilation: Int(d), kernel: k, channels: chans)
+                biases.append(conv[Int(g.next() % UInt64(conv.count))])
+                biases.append(conv[Int(g.next() % UInt64(conv.count))] + 0.125)
+                biases.append(g.nextGaussian())
+            }
+        }
+        return MiniRocket.Model(channelNames: TimeSeries.defaultNames(channels), length: series.frameCount,
+                                dilations: dilations, featuresPerDilation: per, channelCounts: counts,
+                                channelIndices: indices, padded: padded, biases: biases)
+    }
+
+    @Test(arguments: [(1, 40), (3, 30), (6, 100), (4, 9), (2, 5)], [false, true])
+    func transformMatchesReferenceOnEveryWidth(shape: (Int, Int), invertPadding: Bool) throws {
+        let (channels, frames) = shape
+        let s = randomSeries(frames: frames, channels: channels, seed: UInt64(channels * 1000 + frames))
+        // Dilations from 1 to beyond the series (where unpadded pairs fall back to all outputs).
+        let m = Self.model(channels: channels, dilations: [1, 2, 3, 4, 7, 12], invertPadding: invertPadding, series: s,
+                           seed: 7)
+        var stage = MiniRocket()
+        stage.model = m
+        try stage.validate()
+        let expected = referenceFeatures(s, m)
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        for lanes in [16, 8, 4] {
+            MiniRocket.limitLanes(lanes)
+            let got = stage.features(of: s)
+            #expect(got.count == expected.count)
+            let bad = zip(got, expected).enumerated().filter { $0.element.0.bitPattern != $0.element.1.bitPattern }
+            #expect(bad.isEmpty, "lanes \(MiniRocket.lanes): \(bad.count) features differ, first \(bad.first.map { "\($0)" } ?? "")")
+        }
+    }
+
+    @Test func convolutionMatchesReference() {
+        let s = randomSeries(frames: 57, channels: 5, seed: 3)
+        for d in [1, 2, 5, 9] {
+            for k in [0, 1, 40, 83] {
+                let chans: [Int32] = [4, 0, 2]
+                let got = MiniRocket.convolve(s, dilation: d, kernel: k, channels: chans)
+                let want = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
+                #expect(got == want, "d \(d) kernel \(k)")
+            }
+        }
+    }
+
+    @Test func dilationsFollowTheLength() {
+        for length in [5, 9, 30, 100, 206, 315, 1000] {
+            let (d, per) = MiniRocket.dilations(length: length, features: 10_000, maxDilations: 32)
+            #expect(d.first == 1)
+            #expect(zip(d, d.dropFirst()).allSatisfy { $0 < $1 }, "strictly increasing")
+            #expect(d.count <= 32)
+            // Largest dilation: the nine taps span at most the series.
+            if length >= 9 { #expect(Int(d.last!) * 8 <= length - 1, "length \(length): \(d)") }
+            #expect(84 * Int(per.reduce(0, +)) == 84 * (10_000 / 84))
+        }
+        // Long series reach about (L - 1) / 8.
+        #expect(MiniRocket.dilations(length: 1000, features: 10_000, maxDilations: 32).dilations.last! >= 100)
+    }
+
+    @Test func fittedBiasesAreTheStatedQuantiles() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = data.examples.prefix(12).map(\.series)
+        var stage = MiniRocket(features: 840, seed: 5)
+        try stage.fit(Array(windows), channels: 6, sampleRate: nil)
+        let m = try #require(stage.model)
+        let phi = (5.0.squareRoot() + 1) / 2
+        var f = 0, c = 0, start = 0
+        for (di, d) in m.dilations.enumerated() {
+            for k in 0..<84 {
+                let chans = Array(m.channelIndices[start..<(start + Int(m.channelCounts[c]))])
+                let block = Array(m.biases[f..<(f + Int(m.featuresPerDilation[di]))])
+                // numpy's linear quantile of some training example's outputs.
+                let matches = windows.contains { w in
+                    let sorted = referenceConvolution(w, dilation: Int(d), kernel: k, channels: chans).sorted()
+                    return block.enumerated().allSatisfy { i, b in
+                        let q = (Double(f + i + 1) * phi).truncatingRemainder(dividingBy: 1)
+                        let pos = q * Double(sorted.count - 1)
+                        let lo = Int(pos), hi = min(lo + 1, sorted.count - 1)
+                        let v = Double(sorted[lo]) + (pos - Double(lo)) * (Double(sorted[hi]) - Double(sorted[lo]))
+                        return Float(v) == b
+                    }
+                }
+                #expect(matches, "dilation \(d) kernel \(k)")
+                f += block.count
+                start += Int(m.channelCounts[c])
+                c += 1
+            }
+        }
+        #expect(f == stage.featureCount)
+        // Channel combinations: 1 to min(channels, 9) distinct channels.
+        var s = 0
+        for cnt in m.channelCounts {
+            let chans = m.channelIndices[s..<(s + Int(cnt))]
+            #expect(Set(chans).count == chans.count && (1...6).contains(Int(cnt)))
+            s += Int(cnt)
+        }
+    }
+
+    @Test func fitIsDeterministicForASeed() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(8).map(\.series))
+        var a = MiniRocket(features: 1000, seed: 1), b = MiniRocket(features: 1000, seed: 1), c = MiniRocket(features: 1000, seed: 2)
+        try a.fit(windows, channels: 6, sampleRate: nil)
+        try b.fit(windows, channels: 6, sampleRate: nil)
+        try c.fit(windows, channels: 6, sampleRate: nil)
+        #expect(a.model == b.model)
+        #expect(a.model?.channelIndices != c.model?.channelIndices)
+    }
+
+    @Test func badSavedStateNamesTheField() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        var stage = MiniRocket(features: 168)
+        try stage.fit(Array(data.examples.prefix(4).map(\.series)), channels: 6, sampleRate: nil)
+        var m = stage.model!
+        m.channelIndices[0] = 6
+        stage.model = m
+        do { try stage.validate(); Issue.record("out-of-range channel accepted") } catch let e as GestureKitError {
+            #expect(e.field == "trained.channelIndices")
+        }
+        #expect(throws: GestureKitError.self) { try TestData.spec(#"{"features": {"extractors": [{"kind": "miniRocket", "features": 10}]}, "classifier": {"kind": "ridge"}}"#) }
+    }
+
+    @Test func basicMotionsTrainToTestIsPerfect() throws {
+        let spec = try DefaultSpecs.build(classifier: "minirocket", specFile: nil)
+        let p = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
+        let report = try Evaluation.evaluate(p, on: try Dataset.load(TestData.basicMotionsTest)).report
+        #expect(report.accuracy == 1.0)
+    }
+}
+
+/// A live windowed MiniRocket pipeline decides every hop, and each decision is the features of that
+/// window classified from scratch.
+@Suite struct MiniRocketLiveTests {
+    @Test func liveDecisionsEqualWholeWindowPredictions() throws {
+        let spec = try DefaultSpecs.build(classifier: "minirocket", specFile: nil, overrides: .init(window: PipelineSpec.Window(size: 30, hop: 10)))
+        let p = try Pipeline.train(spec, on: ClassifierConformanceTests.train)
+        guard case .vector(let classifier) = p.spec.classifier else { Issue.record("expected a vector classifier"); return }
+        let extractor = try #require(p.spec.extractors.first)
+        for e in ClassifierConformanceTests.test.examples.prefix(4) {
+            var r = p.recognizer()
+            var decisions = 0
+            for f in 0..<e.series.frameCount {
+                _ = try r.push(Array(e.series.frame(f)))
+                guard f + 1 >= 30, (f + 1 - 30) % 10 == 0 else { continue }
+                let expected = classifier.predict(extractor.features(of: e.series.frames((f - 29)..<(f + 1))))
+                #expect(r.lastRawDecision?.scores == expected.scores, "frame \(f)")
+                decisions += 1
+            }
+            #expect(decisions == 8)
+        }
+    }
+}
+
+@Suite struct RidgeClassifierTests {
+    /// Solves (A^T A + alpha I) beta = A^T y for centred A by Gaussian elimination with partial pivoting.
+    static func ridgeFit(_ rows: [[Double]], _ y: [Double], alpha: Double) -> (beta: [Double], intercept: Double) {
+        let n = rows.count, p = rows[0].count
+        let mean = (0..<p).map { j in rows.reduce(0) { $0 + $1[j] } / Double(n) }
+        let ym = y.reduce(0, +) / Double(n)
+        var a = [[Double]](repeating: [Double](repeating: 0, count: p + 1), count: p)
+        for i in 0..<p {
+            for j in 0..<p { a[i][j] = (0..<n).reduce(0) { $0 + (rows[$1][i] - mean[i]) * (rows[$1][j] - mean[j]) } }
+            a[i][i] += alpha
+            a[i][p] = (0..<n).reduce(0) { $0 + (rows[$1][i] - mean[i]) * (y[$1] - ym) }
+        }
+        for col in 0..<p {
+            let piv = (col..<p).max { abs(a[$0][col]) < abs(a[$1][col]) }!
+            a.swapAt(col, piv)
+            for r in 0..<p where r != col {
+                let f = a[r][col] / a[col][col]
+                for j in col...p { a[r][j] -= f * a[col][j] }
+            }
+        }
+        let beta = (0..<p).map { a[$0][p] / a[$0][$0] }
+        return (beta, ym - zip(mean, beta).reduce(0) { $0 + $1.0 * $1.1 })
+    }
+
+    @Test(arguments: [(14, 4), (9, 23)], [0.001, 0.1, 10.0])
+    func leaveOneOutMatchesAnExplicitLoop(shape: (Int, Int), alpha: Double) throws {
+        let (n, p) = shape
+        let k = 3
+        var g = SeededGenerator(seed: UInt64(n * p))
+        let rows = (0..<n).map { _ in (0..<p).map { _ in Double(g.nextGaussian()) } }
+        let y = (0..<(n * k)).map { _ in Double(g.nextGaussian()) }
+        let solver = try RidgeSolver(design: rows.flatMap { $0 }, rows: n, columns: p, targets: y, outputs: k)
+        let loo = solver.looDecisions(alpha: alpha)
+        var error = 0.0
+        for i in 0..<n {
+            let others = (0..<n).filter { $0 != i }
+            for c in 0..<k {
+                let fit = Self.ridgeFit(others.map { rows[$0] }, others.map { y[$0 * k + c] }, alpha: alpha)
+                let want = fit.intercept + zip(rows[i], fit.beta).reduce(0) { $0 + $1.0 * $1.1 }
+                #expect(abs(loo[i * k + c] - want) <= 1e-6 * max(1, abs(want)), "row \(i) output \(c)")
+                error += (y[i * k + c] - want) * (y[i * k + c] - want)
+            }
+        }
+        #expect(abs(solver.looError(alpha: alpha) - error) <= 1e-6 * error)
+        // The full fit equals the normal-equations solution.
+        let (w, b) = solver.coefficients(alpha: alpha)
+        for c in 0..<k {
+            let fit = Self.ridgeFit(rows, (0..<n).map { y[$0 * k + c] }, alpha: alpha)
+            for j in 0..<p { #expect(abs(w[c * p + j] - fit.beta[j]) <= 1e-6 * max(1, abs(fit.beta[j]))) }
+            #expect(abs(b[c] - fit.intercept) <= 1e-6 * max(1, abs(fit.intercept)))
+        }
+    }
+
+    @Test func probabilitiesAreCalibratedAndSumToOne() throws {
+        // Two overlapping Gaussian classes: held-out confidence should track held-out accuracy.
+        var g = SeededGenerator(seed: 11)
+        func sample(_ label: Int) -> [Float] { (0..<5).map { j in g.nextGaussian() + (j == 0 ? Float(label) * 1.5 : 0) } }
+        let labels = (0..<200).map { $0 % 2 }
+        var ridge = RidgeClassifier()
+        try ridge.train(labels.map(sample), labels: labels, classes: ["a", "b"])
+        let testLabels = (0..<2000).map { $0 % 2 }
+        let predictions = testLabels.map { ridge.predict(sample($0)) }
+        let accuracy = Double(zip(predictions, testLabels).filter { $0.classIndex == $1 }.count) / 2000
+        let meanConfidence = predictions.reduce(0.0) { $0 + Double($1.confidence) } / 2000
+        for p in predictions.prefix(20) { #expect(abs(p.scores.reduce(0, +) - 1) < 1e-5) }
+        #expect(abs(meanConfidence - accuracy) < 0.05, "confidence \(meanConfidence) vs accuracy \(accuracy)")
+    }
+
+    @Test func badInputIsAnError() throws {
+        var ridge = RidgeClassifier()
+        #expect(throws: GestureKitError.self) { try ridge.train([[1, .nan]], labels: [0], classes: ["a"]) }
+        #expect(throws: GestureKitError.self) { try ridge.train([[1, 2], [1]], labels: [0, 0], classes: ["a"]) }
+        #expect(throws: GestureKitError.self) { try TestData.spec(#"{"features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "ridge", "alphas": [-1]}}"#) }
+    }
+}
