@@ -12,6 +12,7 @@
 /// | `zNormalize` | per-series, per-channel z-normalisation | `false` |
 /// | `medoids` | templates kept per class (k-medoids) | all examples (1-NN) |
 /// | `nullRejection` | k in mean + k * std | off |
+/// | `tune` | choose `variant` and `band` by leave-one-out on the training data (both then saved) | `false` |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
@@ -19,7 +20,7 @@
 /// (``SpottingCalibration``; absent in files saved before it). LB_Keogh envelopes are derived from the templates on load, not stored.
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
-        case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, trained
+        case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, trained
     }
 
     enum TrainedKeys: String, CodingKey {
@@ -36,6 +37,7 @@ extension DTWClassifier {
             zNormalize: try c.decodeIfPresent(Bool.self, forKey: .zNormalize) ?? false,
             medoids: try c.decodeIfPresent(Int.self, forKey: .medoids),
             nullRejection: try c.decodeIfPresent(Float.self, forKey: .nullRejection))
+        tune = try c.decodeIfPresent(Bool.self, forKey: .tune) ?? false
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
             band = .samples(s)
         } else if let f = try c.decodeIfPresent(Double.self, forKey: .band) {
@@ -82,6 +84,7 @@ extension DTWClassifier {
         try c.encode(zNormalize, forKey: .zNormalize)
         try c.encode(medoids, forKey: .medoids)
         try c.encode(nullRejection, forKey: .nullRejection)
+        try c.encode(tune, forKey: .tune)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)

@@ -6,7 +6,13 @@ extension DTWClassifier {
     }
 
     public static var defaultPipeline: DefaultPipeline? {
-        DefaultPipeline(name: "dtw", summary: "1-NN dynamic time warping on whole examples",
-                        spec: PipelineSpec(classifier: .sequence(DTWClassifier(variant: .independent))))
+        DefaultPipeline(name: "dtw", summary: "1-NN dynamic time warping, variant and band chosen by leave-one-out",
+                        spec: PipelineSpec(classifier: .sequence(tuned)))
+    }
+
+    private static var tuned: DTWClassifier {
+        var c = DTWClassifier(variant: .independent)
+        c.tune = true
+        return c
     }
 }

@@ -25,6 +25,9 @@ public struct DTWClassifier: SequenceClassifier {
     public var zNormalize: Bool
     /// Templates per class kept after training (k-medoids); `nil` keeps every training example.
     public var medoids: Int?
+    /// Choose `variant` and `band` by leave-one-out 1-NN accuracy on the training data when training
+    /// (``tuning(_:)``); the chosen ones are kept in `variant` and `band`.
+    public var tune: Bool = false
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
     /// training without retraining.
     public var nullRejection: Float? {
@@ -126,6 +129,7 @@ public struct DTWClassifier: SequenceClassifier {
         var all = Model(classes: classes, channels: channels, templates: prepared.flatMap(\.values),
                         lengths: prepared.map(\.frames), labels: labels,
                         rejection: NullRejection(k: nullRejection, classCount: classes.count))
+        tune(on: all)
         all.rebuildDerived(band: band)
 
         var perClass = [[Float]](repeating: [], count: classes.count)
