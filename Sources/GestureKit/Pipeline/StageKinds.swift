@@ -11,7 +11,7 @@ enum StageKinds {
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
     static let sequenceClassifiers: [any SequenceClassifier.Type] = [DTWClassifier.self, LSTMClassifier.self]
     static let vectorClassifiers: [any VectorClassifier.Type] = [KNNClassifier.self, MinimumDistance.self]
-    static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self]
+    static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self, HMMFilter.self]
 }
 
 private struct KindKey: CodingKey {
