@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds every libFuzzer harness (-sanitize=fuzzer,address) and runs each for SECONDS (default 60)
 # from its seed corpus plus the corpus grown by earlier runs (.corpus/, not committed).
-# Usage: Fuzz/run.sh [SECONDS] [HARNESS...]   Env: JOBS=n runs n harnesses at a time (default 1).
+# Usage: Fuzz/run.sh [SECONDS] [HARNESS...]   Env: JOBS=n harnesses at a time (default 1);
+# TIMEOUT=s per input (default 1; raise it on a loaded machine, then replay with replay.sh).
 # A harness that crashes, leaks or takes over 1 s on an input stops with its input saved in
 # Fuzz/.artifacts/<harness>/ and this script exits 1. Prints one line per harness: runs, edges.
 set -uo pipefail
@@ -21,9 +22,9 @@ mkdir -p .logs
 run_one() {
   local h=$1
   mkdir -p ".corpus/$h" ".artifacts/$h"
-  # -timeout=1: an input over 1 s is a finding; detect_leaks is on by default under ASan.
-  nice -n 15 ".build-fuzz/release/$h" ".corpus/$h" "Seeds/$h" -dict="Dicts/${DICT[$h]}.dict" \
-    -max_total_time="$SECONDS_EACH" -timeout=1 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+  # -timeout: an input over it is a finding; detect_leaks is on by default under ASan.
+  SWIFT_BACKTRACE=enable=no nice -n 15 ".build-fuzz/release/$h" ".corpus/$h" "Seeds/$h" -dict="Dicts/${DICT[$h]}.dict" \
+    -max_total_time="$SECONDS_EACH" -timeout="${TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
     -artifact_prefix=".artifacts/$h/" >".logs/$h.log" 2>&1
   local rc=$?
   local runs edges
