@@ -81,4 +81,27 @@ import Testing
             #expect(!e.description.unicodeScalars.contains { $0.value < 0x20 })
         }
     }
+
+    /// FuzzHAPT: experiment files with no samples gave a recording of 0 frames, and
+    /// `Recording.segments` read `labels[1]` of an empty array (a trap, found at 75,000 runs).
+    @Test func emptyRecordingHasNoSegments() throws {
+        let r = Recording(series: TimeSeries(values: [], channelCount: 6), labels: [])
+        #expect(r.segments.isEmpty)
+        #expect(r.segmentExamples(nullLabel: "rest").isEmpty)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-hapt-\(UUID().uuidString)").path
+        let raw = root + "/RawData"
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // The fuzzer's input: labels.txt " " plus blank lines, acc and gyro files of blank lines.
+        for (name, text) in [("labels.txt", " \n\n\n\n\n\n\n\n"), ("acc_exp01_user01.txt", "\n\n\n\n\n\n\n\n\n"),
+                             ("gyro_exp01_user01.txt", String(repeating: "\n", count: 21))] {
+            #expect(FileManager.default.createFile(atPath: "\(raw)/\(name)", contents: Data(text.utf8)))
+        }
+        do {
+            let d = try HAPTFormat.read(raw)
+            #expect(d.examples.isEmpty)
+        } catch let e as GestureKitError {
+            #expect(e.file != nil)
+        }
+    }
 }
