@@ -8,7 +8,7 @@ ALL=(FuzzCSV FuzzGRT FuzzTS FuzzHAPT FuzzPipelineFile FuzzSpec FuzzLine FuzzOSC 
 [[ $# -gt 0 ]] && ALL=("$@")
 status=0
 for h in "${ALL[@]}"; do
-  mkdir -p ".corpus/$h"
+  mkdir -p ".corpus/$h" ".artifacts/$h"  # libFuzzer refuses a missing artifact folder
   out=$(SWIFT_BACKTRACE=enable=no ".build-fuzz/release/$h" -runs=0 -timeout=1 -print_final_stats=1 \
         -artifact_prefix=".artifacts/$h/replay-" ".corpus/$h" "Seeds/$h" 2>&1) || status=1
   n=$(ls ".corpus/$h" "Seeds/$h" | wc -l)
