@@ -11,7 +11,14 @@
 // Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the wide
 // kernels live here, cloned per instruction set and picked once at load time (ELF ifunc). The
 // x86-64-v3/v4 levels include FMA.
-#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
+// Not under ThreadSanitizer: the ifunc resolvers run during relocation, before its runtime
+// exists, and their instrumentation crashes the process at load.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define GK_LSTM_NO_IFUNC 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__) && !defined(GK_LSTM_NO_IFUNC)
 #define GK_LSTM_DISPATCH __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #define GK_LSTM_CLONES 1
 #else
@@ -21,7 +28,7 @@
 // a * b + c. Fused (one rounding, the same bits on every machine) where the build has FMA or clones
 // for it: the baseline clone then calls libm's exact fmaf, slow but only on CPUs without FMA. The
 // fused exponential measured ~20% faster than separate operations (AVX-512).
-#if defined(GK_LSTM_CLONES) || defined(__FMA__) || defined(__aarch64__)
+#if defined(GK_LSTM_CLONES) || defined(GK_LSTM_NO_IFUNC) || defined(__FMA__) || defined(__aarch64__)
 #define GK_LSTM_FMA(a, b, c) fmaf((a), (b), (c))
 #else
 #define GK_LSTM_FMA(a, b, c) ((a) * (b) + (c))

@@ -46,12 +46,18 @@ enum CLI {
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try input.fileHandleForWriting.close()
         // Read both pipes concurrently so a full stderr pipe cannot block the child.
+        // The semaphore orders the reader's write before our read (polling isFinished did not,
+        // as ThreadSanitizer reported).
         nonisolated(unsafe) var errData = Data()
-        let reader = Thread { errData = err.fileHandleForReading.readDataToEndOfFile() }
+        let done = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            done.signal()
+        }
         reader.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
-        while reader.isExecuting || !reader.isFinished { usleep(1000) }
+        done.wait()
         return CLIResult(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
                          stderr: String(decoding: errData, as: UTF8.self))
     }

@@ -42,8 +42,9 @@ public struct Recording: Sendable, Hashable {
     /// Every contiguous run of one label, null runs included, in time order. - Complexity: O(frames).
     public var segments: [Segment] {
         var out: [Segment] = []
+        guard !labels.isEmpty else { return out }  // the loop below reads labels[1] otherwise
         var start = 0
-        for i in 1...max(labels.count, 1) where i == labels.count || labels[i] != labels[start] {
+        for i in 1...labels.count where i == labels.count || labels[i] != labels[start] {
             if i <= labels.count, start < labels.count { out.append(Segment(label: labels[start], range: start..<i)) }
             start = i
         }

@@ -24,7 +24,22 @@ public struct GestureKitError: Error, Sendable, Equatable, CustomStringConvertib
         }
         if let field { parts.append(field) }
         parts.append(message)
-        return parts.joined(separator: ": ")
+        return Self.oneLine(parts.joined(separator: ": "))
+    }
+
+    /// Messages quote user input (cells, names, file names); a control character in it would
+    /// break the one-line error, or drive a terminal, so those are written as escapes.
+    static func oneLine(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return s }
+        var out = ""
+        for u in s.unicodeScalars {
+            if u.value < 0x20 || u.value == 0x7F {
+                out += u.escaped(asASCII: true)
+            } else {
+                out.unicodeScalars.append(u)
+            }
+        }
+        return out
     }
 
     /// The same error attributed to `file` when it did not name one yet.

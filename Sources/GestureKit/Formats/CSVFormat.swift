@@ -120,8 +120,18 @@ public enum CSVFormat {
     }
 
     private static func text(_ b: UnsafeBufferPointer<UInt8>, _ c: Cell) -> String {
-        let s = String(decoding: UnsafeBufferPointer(rebasing: b[c.start..<c.end]), as: UTF8.self)
-        return c.quoted ? s.replacingOccurrences(of: "\"\"", with: "\"") : s
+        let raw = UnsafeBufferPointer(rebasing: b[c.start..<c.end])
+        guard c.quoted else { return String(decoding: raw, as: UTF8.self) }
+        // Undouble quotes byte by byte: a String search misses `""` when a combining mark
+        // follows, since `"` plus the mark is one Character.
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var i = 0
+        while i < raw.count {
+            out.append(raw[i])
+            i += raw[i] == 34 && i + 1 < raw.count && raw[i + 1] == 34 ? 2 : 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func find(_ names: [String], in columns: [String]) -> Int? {
@@ -513,9 +523,18 @@ public enum CSVFormat {
         return out
     }
 
+    /// Quotes a cell when needed. Works on UTF-8 bytes, as the reader does: compared as
+    /// Characters, a `"` or `,` followed by a combining mark would go out unquoted or undoubled.
     static func escape(_ s: String) -> String {
-        guard s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == ";" || $0 == "\t" })
-            || s.first == " " || s.last == " " else { return s }
-        return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let u = s.utf8
+        guard u.contains(where: { $0 == 44 || $0 == 34 || $0 == 10 || $0 == 13 || $0 == 59 || $0 == 9 })
+            || u.first == 32 || u.last == 32 else { return s }
+        var out: [UInt8] = [34]
+        for c in u {
+            out.append(c)
+            if c == 34 { out.append(34) }
+        }
+        out.append(34)
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -156,7 +156,9 @@ extension Pipeline: Codable {
 package func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let dir = url.deletingLastPathComponent()
-    let tmp = dir.appendingPathComponent(".\(url.lastPathComponent).tmp-\(ProcessInfo.processInfo.processIdentifier)")
+    let prefix = ".\(url.lastPathComponent).tmp-"
+    let tmp = dir.appendingPathComponent(prefix + "\(ProcessInfo.processInfo.processIdentifier)")
+    removeStaleTemporaries(in: dir.path, prefix: prefix)
     do {
         guard FileManager.default.createFile(atPath: tmp.path, contents: nil) else {
             throw GestureKitError("cannot create a file in \(dir.path)", file: path)
@@ -175,5 +177,17 @@ package func writeAtomically(_ data: Data, to path: String) throws {
     } catch {
         try? FileManager.default.removeItem(at: tmp)
         throw GestureKitError("cannot write: \(error.localizedDescription)", file: path)
+    }
+}
+
+/// A writer killed between creating its temporary and the rename (kill -9, power loss) leaves
+/// `.NAME.tmp-PID` behind; the next save of NAME removes those whose process is gone.
+func removeStaleTemporaries(in dir: String, prefix: String) {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+    for n in names where n.hasPrefix(prefix) {
+        guard let pid = Int32(n.dropFirst(prefix.count)), pid != getpid() else { continue }
+        if kill(pid, 0) != 0 && errno == ESRCH {
+            try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(n))
+        }
     }
 }

@@ -1,0 +1,107 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+/// Inputs the coverage-guided fuzzers in Fuzz/ found; each once broke a reader or a round trip.
+@Suite struct FuzzRegressionTests {
+    /// FuzzCSV: a header cell holding `"` before a combining mark (U+032C) was written without
+    /// doubling that quote, so the file read back with the channel name cut short.
+    @Test func csvQuoteBeforeCombiningMarkRoundTrips() throws {
+        let input: [UInt8] = [
+            0x00, 0x73, 0x69, 0x75, 0x61, 0x6f, 0x6e, 0x2c, 0x6c, 0x61, 0x62, 0x65, 0x6c, 0x2c, 0x00, 0x00,
+            0x00, 0x00, 0x22, 0x22, 0xcc, 0xac, 0x2d, 0x2d, 0x22, 0x22, 0x00, 0x00, 0x00, 0x00, 0x00, 0x8c,
+            0xff, 0xff, 0xff, 0xb9, 0xff, 0xff, 0xff, 0xff, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f,
+            0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0x6f, 0xff, 0xff, 0xff, 0xff, 0x0a, 0x73, 0x2c,
+            0x31, 0x2c, 0x30,
+        ]
+        let first = try CSVFormat.parseRecordings(input, name: "f.csv")
+        let again = try CSVFormat.parseRecordings(CSVFormat.encode(Dataset(recordings: first)), name: "g.csv")
+        #expect(again.map(\.series.channelNames) == first.map(\.series.channelNames))
+        #expect(again.map(\.series.values) == first.map(\.series.values))
+    }
+
+    /// The same class of bug in labels, sessions and a delimiter followed by a combining mark.
+    @Test func csvCombiningMarksAfterSpecialBytesRoundTrip() throws {
+        let names = ["a\"\u{32C}b", "x,\u{301}y", " \u{301}lead", "semi;\u{300}"]
+        let series = TimeSeries(values: [1, 2], channelCount: 1, channelNames: [names[1]])
+        let r = Recording(series: series, labels: [names[0], names[3]], session: names[2])
+        let back = try CSVFormat.parseRecordings(CSVFormat.encode(Dataset(recordings: [r])), name: "g.csv")
+        #expect(back.count == 1)
+        #expect(back.first?.series.channelNames == [names[1]])
+        #expect(back.first?.labels == [names[0], names[3]])
+        #expect(back.first?.session == names[2])
+    }
+
+    /// A `train -o` killed by SIGKILL leaves `.NAME.tmp-PID`; the next save of NAME removes it.
+    @Test func saveRemovesTemporariesOfDeadWriters() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // A pid that is certainly gone: a child that has exited and been reaped.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        let dead = "\(dir)/.p.gesture.tmp-\(p.processIdentifier)"
+        let live = "\(dir)/.p.gesture.tmp-1"  // pid 1 is alive: its temporary must stay
+        let other = "\(dir)/.q.gesture.tmp-\(p.processIdentifier)"
+        for f in [dead, live, other] { #expect(FileManager.default.createFile(atPath: f, contents: Data("x".utf8))) }
+        try writeAtomically(Data("new".utf8), to: "\(dir)/p.gesture")
+        #expect(!FileManager.default.fileExists(atPath: dead))
+        #expect(FileManager.default.fileExists(atPath: live))
+        #expect(FileManager.default.fileExists(atPath: other))
+        #expect(try String(contentsOfFile: "\(dir)/p.gesture", encoding: .utf8) == "new")
+    }
+
+    /// FuzzHAPT: a labels.txt line of carriage returns was quoted raw into the error, which then
+    /// spanned lines. Control characters in any message are now escaped.
+    @Test func haptLabelErrorStaysOnOneLine() throws {
+        let labels: [UInt8] = [0x31, 0x31, 0x20, 0x35, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0a, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x0d, 0x21, 0x0a, 0x20, 0xe8, 0x0d, 0x20, 0x0d]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-labels-\(UUID().uuidString).txt").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(labels)))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try HAPTFormat.readLabels(path)
+            Issue.record("labels.txt with a bad line was accepted")
+        } catch let e as GestureKitError {
+            #expect(e.file == path)
+            #expect(!e.description.unicodeScalars.contains { $0.value < 0x20 })
+            #expect(e.description.contains("\\r"))
+        }
+    }
+
+    /// FuzzSpec: an unknown feature name holding a newline was echoed into a two-line error.
+    @Test func specErrorStaysOnOneLine() throws {
+        let json = Data(#"{"features": {"extractors": [{"kind": "timeDomain", "features": ["me\n", "std"]}]}, "classifier": {"kind": "knn", "k": 5}}"#.utf8)
+        do {
+            _ = try decodeJSON(PipelineSpec.self, from: json, file: "s.json")
+            Issue.record("a spec with an unknown feature was accepted")
+        } catch let e as GestureKitError {
+            #expect(e.description.contains("unknown feature"))
+            #expect(!e.description.unicodeScalars.contains { $0.value < 0x20 })
+        }
+    }
+
+    /// FuzzHAPT: experiment files with no samples gave a recording of 0 frames, and
+    /// `Recording.segments` read `labels[1]` of an empty array (a trap, found at 75,000 runs).
+    @Test func emptyRecordingHasNoSegments() throws {
+        let r = Recording(series: TimeSeries(values: [], channelCount: 6), labels: [])
+        #expect(r.segments.isEmpty)
+        #expect(r.segmentExamples(nullLabel: "rest").isEmpty)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-hapt-\(UUID().uuidString)").path
+        let raw = root + "/RawData"
+        try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // The fuzzer's input: labels.txt " " plus blank lines, acc and gyro files of blank lines.
+        for (name, text) in [("labels.txt", " \n\n\n\n\n\n\n\n"), ("acc_exp01_user01.txt", "\n\n\n\n\n\n\n\n\n"),
+                             ("gyro_exp01_user01.txt", String(repeating: "\n", count: 21))] {
+            #expect(FileManager.default.createFile(atPath: "\(raw)/\(name)", contents: Data(text.utf8)))
+        }
+        do {
+            let d = try HAPTFormat.read(raw)
+            #expect(d.examples.isEmpty)
+        } catch let e as GestureKitError {
+            #expect(e.file != nil)
+        }
+    }
+}
