@@ -266,3 +266,39 @@ private func windowedSpec() throws -> PipelineSpec {
         }
     }
 }
+
+/// Temporal decoding learns from the training recordings: a pipeline trained on continuous
+/// recordings fits its HMM filter on the window labels in recording order.
+@Suite struct PostprocessorFitTests {
+    @Test func hmmFilterIsFittedOnTheWindowLabelsOfTheRecordings() throws {
+        let d = try Dataset.load(TestData.basicMotionsTrain)
+        let order = [0, 10, 20, 30, 1, 11, 21, 31, 2, 12]   // alternating classes, one recording
+        let series = order.map { d.examples[$0].series }
+        let values = series.flatMap(\.values)
+        let frameLabels = order.flatMap { i in [String?](repeating: d.examples[i].label, count: d.examples[i].series.frameCount) }
+        let recording = Recording(series: TimeSeries(values: values, channelCount: d.channelCount, channelNames: d.channelNames),
+                                  labels: frameLabels, session: "s", user: nil)
+        let data = Dataset(recordings: [recording], cut: .windows(size: 20, hop: 10, labelling: .majority), classes: d.classes)
+        let spec = try TestData.spec(#"{"features": {"window": 20, "hop": 10, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "knn", "k": 1}, "postprocessing": [{"kind": "hmmFilter"}]}"#)
+        let p = try Pipeline.train(spec, on: data)
+        let fitted = try #require(p.spec.postprocessing.first as? HMMFilter)
+
+        // Reference: majority label of each window (ties to the earlier label), fitted directly.
+        var labels: [Int?] = []
+        for s in stride(from: 0, through: frameLabels.count - 20, by: 10) {
+            var counts: [String: Int] = [:], first: [String] = []
+            for l in frameLabels[s..<(s + 20)] { if counts[l!] == nil { first.append(l!) }; counts[l!, default: 0] += 1 }
+            let best = first.first { counts[$0] == counts.values.max() }!
+            labels.append(d.classes.firstIndex(of: best))
+        }
+        var reference = HMMFilter()
+        try reference.fit(labelSequences: [labels], classCount: d.classes.count)
+        #expect(fitted.classes == d.classes.count)
+        #expect(fitted.transitions == reference.transitions)
+        #expect(fitted.transitions != HMMFilter().transitions)
+
+        // Whole examples without recordings leave the filter as configured.
+        let whole = try Pipeline.train(spec, on: d)
+        #expect((whole.spec.postprocessing.first as? HMMFilter)?.transitions.isEmpty == true)
+    }
+}

@@ -64,7 +64,11 @@ public struct Pipeline: Sendable {
         let featureCount = try trainClassifier(&spec, on: inputs, classes: data.classes, context: context,
                                                sampleRate: rate, source: dataset.source)
         progress?(.trained(classifier: spec.classifier.kind, inputs: inputs.series.count, windowed: spec.window != nil))
+        let sequences = decisionLabels(of: dataset, window: spec.window, classes: data.classes)
         for i in spec.postprocessing.indices {
+            if !sequences.isEmpty {
+                try spec.postprocessing[i].fit(labelSequences: sequences, classCount: data.classes.count)
+            }
             try spec.postprocessing[i].prepare(sampleRate: rate)
         }
         var counts = [Int](repeating: 0, count: data.classes.count)
@@ -107,6 +111,17 @@ public struct Pipeline: Sendable {
             spec.classifier = .vector(classifier)
             return count
         }
+    }
+
+    /// Per continuous recording, the label of each window decision (majority label of the window,
+    /// as training windows are labelled); empty for whole-example pipelines or data without
+    /// recordings.
+    static func decisionLabels(of dataset: Dataset, window: PipelineSpec.Window?, classes: [String]) -> [[Int?]] {
+        guard let w = window else { return [] }
+        let index = Dictionary(uniqueKeysWithValues: classes.enumerated().map { ($1, $0) })
+        return dataset.recordings.map { r in
+            r.windows(size: w.size, hop: w.hop, labelling: .majority, dropNull: false).map { $0.label.flatMap { index[$0] } }
+        }.filter { !$0.isEmpty }
     }
 
     /// The windows the classifier sees for a whole example: every `size` frames each `hop`, or the

@@ -231,6 +231,11 @@ public protocol Postprocessor: Stage {
     /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
     /// none is known. Default: nothing to prepare.
     mutating func prepare(sampleRate: Double?) throws
+    /// Called once while training with the label sequence of each continuous training recording at
+    /// the decision rate (one class index per window decision; `nil` = unlabelled), so stages that
+    /// learn how activities follow each other (temporal decoding) can fit. Not called when the
+    /// training data has no continuous recordings. Default: nothing to learn.
+    mutating func fit(labelSequences: [[Int?]], classCount: Int) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
@@ -238,6 +243,7 @@ public protocol Postprocessor: Stage {
 
 extension Postprocessor {
     public mutating func prepare(sampleRate: Double?) throws {}
+    public mutating func fit(labelSequences: [[Int?]], classCount: Int) throws {}
 }
 
 /// A sequence classifier that can find its classes in an unsegmented stream (subsequence matching),
