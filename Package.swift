@@ -33,6 +33,8 @@ let package = Package(
             name: "gesture",
             dependencies: ["GestureKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The core loop of a gesture app (Examples/GestureApp); .ci/example runs it.
+        .executableTarget(name: "GestureAppExample", dependencies: ["GestureKit"], path: "Examples/GestureApp"),
         .testTarget(name: "GestureKitTests", dependencies: ["GestureKit"]),
         .testTarget(name: "GestureCLITests", dependencies: ["GestureKit"]),
     ]
