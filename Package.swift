@@ -1,12 +1,6 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-#if canImport(Darwin)
-let blas: [Target.Dependency] = []
-#else
-let blas: [Target.Dependency] = ["COpenBLAS"]
-#endif
-
 let package = Package(
     name: "GestureKit",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -25,9 +19,10 @@ let package = Package(
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
         .target(name: "CGestureKernels"),
+        // OpenBLAS by the target platform, not the build host: Apple platforms use Accelerate.
         .target(
             name: "GestureKit",
-            dependencies: blas + ["CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
+            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux, .android, .windows, .openbsd])), "CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
         ),
         .executableTarget(
             name: "gesture",
