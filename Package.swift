@@ -1,12 +1,6 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-#if canImport(Darwin)
-let blas: [Target.Dependency] = []
-#else
-let blas: [Target.Dependency] = ["COpenBLAS"]
-#endif
-
 let package = Package(
     name: "GestureKit",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -25,14 +19,17 @@ let package = Package(
             providers: [.apt(["libopenblas-dev", "liblapacke-dev"])]
         ),
         .target(name: "CGestureKernels"),
+        // OpenBLAS by the target platform, not the build host: Apple platforms use Accelerate.
         .target(
             name: "GestureKit",
-            dependencies: blas + ["CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
+            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux, .android, .windows, .openbsd])), "CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
         ),
         .executableTarget(
             name: "gesture",
             dependencies: ["GestureKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The core loop of a gesture app (Examples/GestureApp); .ci/example runs it.
+        .executableTarget(name: "GestureAppExample", dependencies: ["GestureKit"], path: "Examples/GestureApp"),
         .testTarget(name: "GestureKitTests", dependencies: ["GestureKit"]),
         .testTarget(name: "GestureCLITests", dependencies: ["GestureKit"]),
     ]

@@ -21,12 +21,14 @@ public enum Evaluation {
     /// folds in parallel; the report pools every held-out prediction.
     /// - Parameter groupBy: keep whole sessions or users on one side of each split.
     public static func crossValidate(_ spec: PipelineSpec, on data: Dataset, folds k: Int, groupBy: GroupBy? = nil,
-                                     seed: UInt64 = 0, parallel: Bool = true) throws -> ClassificationReport {
+                                     seed: UInt64 = 0, parallel: Bool = true,
+                                     isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> ClassificationReport {
         let splits = try data.folds(k, groupBy: groupBy, seed: seed)
         let results = FoldResults(count: splits.count)
         let work: @Sendable (Int) -> Void = { f in
             do {
-                let pipeline = try Pipeline.train(spec, on: data.subset(splits[f].train))
+                if isCancelled() { throw CancellationError() }
+                let pipeline = try Pipeline.train(spec, on: data.subset(splits[f].train), isCancelled: isCancelled)
                 let test = data.subset(splits[f].test)
                 let predictions = try test.examples.map { try pipeline.predict($0.series) }
                 results.set(f, .success(zip(splits[f].test, predictions.map { pipeline.label(of: $0) }).map { ($0, $1) }))

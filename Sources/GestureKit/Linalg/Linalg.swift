@@ -182,28 +182,32 @@ public enum LinalgError: Error, Equatable, CustomStringConvertible {
 
 import Foundation
 #if canImport(Accelerate)
+// Int32, not __CLPK_integer: that type exists only in the legacy LAPACK header; Int32 is the
+// LAPACK integer of both interfaces (LP64; ILP64 is not used).
 @usableFromInline typealias BlasInt = Int32
 @usableFromInline func blasInt(_ x: Int) -> Int32 { Int32(x) }
 
 private func ssyevd(n: Int, a: UnsafeMutablePointer<Float>, w: UnsafeMutablePointer<Float>) -> Int32 {
     var jobz = Int8(UInt8(ascii: "V")), uplo = Int8(UInt8(ascii: "L"))
-    var nn = __CLPK_integer(n), lda = __CLPK_integer(n), info = __CLPK_integer(0)
-    var lwork = __CLPK_integer(-1), liwork = __CLPK_integer(-1)
+    var nn = Int32(n), lda = Int32(n), info = Int32(0)
+    var lwork = Int32(-1), liwork = Int32(-1)
     var wq: Float = 0
-    var iq = __CLPK_integer(0)
+    var iq = Int32(0)
     ssyevd_(&jobz, &uplo, &nn, a, &lda, w, &wq, &lwork, &iq, &liwork, &info)
     guard info == 0 else { return info }
-    lwork = __CLPK_integer(wq)
-    liwork = iq
+    // The queried size is a Float: above n of about 2,900 it can round below LAPACK's minimum for
+    // jobz = V (1 + 6n + 2n², and 3 + 5n integers), which answers info -8.
+    lwork = Int32(max(Double(wq).rounded(.up), Double(1 + 6 * n + 2 * n * n)))
+    liwork = max(iq, Int32(3 + 5 * n))
     var work = [Float](repeating: 0, count: Int(lwork))
-    var iwork = [__CLPK_integer](repeating: 0, count: Int(liwork))
+    var iwork = [Int32](repeating: 0, count: Int(liwork))
     ssyevd_(&jobz, &uplo, &nn, a, &lda, w, &work, &lwork, &iwork, &liwork, &info)
     return info
 }
 
 private func spotrf(n: Int, a: UnsafeMutablePointer<Float>) -> Int32 {
     var uplo = Int8(UInt8(ascii: "L"))
-    var nn = __CLPK_integer(n), lda = __CLPK_integer(n), info = __CLPK_integer(0)
+    var nn = Int32(n), lda = Int32(n), info = Int32(0)
     spotrf_(&uplo, &nn, a, &lda, &info)
     return info
 }

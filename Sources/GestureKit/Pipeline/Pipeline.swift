@@ -47,7 +47,8 @@ public struct Pipeline: Sendable {
     /// Trains every stage in order on `dataset` (examples with a `nil` label are skipped).
     /// - Parameter progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
     public static func train(_ spec: PipelineSpec, on dataset: Dataset,
-                             progress: (@Sendable (TrainingProgress) -> Void)? = nil) throws -> Pipeline {
+                             progress: (@Sendable (TrainingProgress) -> Void)? = nil,
+                             isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> Pipeline {
         try spec.check()
         let started = Date()
         var spec = spec
@@ -60,7 +61,9 @@ public struct Pipeline: Sendable {
             progress?(.fitted(stage: type(of: stage).kind))
         }
         let inputs = data.windows(spec.window)
-        let context = TrainingContext(groups: inputs.groups.contains { $0 != nil } ? inputs.groups : [], progress: progress)
+        let context = TrainingContext(groups: inputs.groups.contains { $0 != nil } ? inputs.groups : [], progress: progress,
+                                      isCancelled: isCancelled)
+        try context.checkCancellation()
         let featureCount = try trainClassifier(&spec, on: inputs, classes: data.classes, context: context,
                                                sampleRate: rate, source: dataset.source)
         progress?(.trained(classifier: spec.classifier.kind, inputs: inputs.series.count, windowed: spec.window != nil))

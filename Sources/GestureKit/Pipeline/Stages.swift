@@ -117,10 +117,20 @@ public struct TrainingContext: Sendable {
     public var groups: [String?]
     /// Receives progress while training runs (on the training thread).
     public var progress: (@Sendable (TrainingProgress) -> Void)?
+    /// Asked between epochs, folds and templates; when it answers true, training throws
+    /// `CancellationError` (the async API wires it to `Task.isCancelled`).
+    public var isCancelled: @Sendable () -> Bool
 
-    public init(groups: [String?] = [], progress: (@Sendable (TrainingProgress) -> Void)? = nil) {
+    public init(groups: [String?] = [], progress: (@Sendable (TrainingProgress) -> Void)? = nil,
+                isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.groups = groups
         self.progress = progress
+        self.isCancelled = isCancelled
+    }
+
+    /// Throws `CancellationError` when training was cancelled. - Complexity: one call of ``isCancelled``.
+    public func checkCancellation() throws {
+        if isCancelled() { throw CancellationError() }
     }
 }
 

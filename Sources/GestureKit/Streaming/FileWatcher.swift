@@ -87,6 +87,6 @@ public struct FileWatcher: Sendable {
         #else
         let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
         #endif
-        return Signature(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size), modifiedNanos: mtime)
+        return Signature(device: UInt64(truncatingIfNeeded: st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size), modifiedNanos: mtime)
     }
 }

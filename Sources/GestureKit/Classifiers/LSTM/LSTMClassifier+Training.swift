@@ -16,12 +16,14 @@ extension LSTMClassifier {
     public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws {
         let groups = context.groups.isEmpty ? [String?](repeating: nil, count: examples.count) : context.groups
         try Linalg.singleThreaded {
-            try trainNetwork(examples, labels: labels, classes: classes, groups: groups, progress: context.progress)
+            try trainNetwork(examples, labels: labels, classes: classes, groups: groups, progress: context.progress,
+                             context: context)
         }
     }
 
     private mutating func trainNetwork(_ examples: [TimeSeries], labels: [Int], classes: [String], groups: [String?],
-                                       progress: (@Sendable (TrainingProgress) -> Void)?) throws {
+                                       progress: (@Sendable (TrainingProgress) -> Void)?,
+                                       context: TrainingContext = TrainingContext()) throws {
         try checkConfiguration()
         guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
         guard labels.count == examples.count, groups.count == examples.count else {
@@ -82,7 +84,7 @@ extension LSTMClassifier {
         var run = 0
         let decayMask = Self.decayMask(layout)
 
-        pool.withUnsafeBufferPointer { poolP in
+        try pool.withUnsafeBufferPointer { poolP in
             func items(_ idx: ArraySlice<Int>) -> [LSTMBatchItem] {
                 idx.map { i in
                     LSTMBatchItem(values: poolP.baseAddress! + offsets[i], frames: frames[i], label: labels[i],
@@ -90,6 +92,7 @@ extension LSTMClassifier {
                 }
             }
             for epoch in 0..<epochs {
+                try context.checkCancellation()
                 let started = Date()
                 let lr = learningRate(epoch: epoch)
                 order.shuffle(using: &rng)
