@@ -8,16 +8,8 @@
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define GK_X86 1
 #include <immintrin.h>
-#if defined(__APPLE__)
-// Apple's runtime has no ___cpu_model (what __builtin_cpu_supports reads): ask the kernel instead.
-#include <sys/sysctl.h>
-static int appleHas(const char *name) {
-    int v = 0;
-    size_t size = sizeof v;
-    return sysctlbyname(name, &v, &size, NULL, 0) == 0 && v != 0;
-}
 #endif
-#endif
+#include "cpu_lanes.h"
 
 // Separate multiplies and adds on every instruction set: a distance is bit-identical whichever
 // variant runs.
@@ -59,16 +51,7 @@ static inline uint32_t bitsOf(float x) {
 
 enum { maxLanes = 16 };
 
-static long supportedLanes(void) {
-#if defined(GK_X86) && defined(__APPLE__)
-    if (appleHas("hw.optional.avx512f")) return 16;
-    if (appleHas("hw.optional.avx2_0")) return 8;
-#elif defined(GK_X86)
-    if (__builtin_cpu_supports("avx512f")) return 16;
-    if (__builtin_cpu_supports("avx2")) return 8;
-#endif
-    return 4;
-}
+static long supportedLanes(void) { return gk_supported_lanes(); }
 
 static _Atomic long lanesLimit = maxLanes;
 

@@ -7,6 +7,7 @@
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #define GK_X86 1
 #endif
+#include "cpu_lanes.h"
 
 // Separate multiplies and adds on every instruction set: features are bit-identical whichever
 // variant runs.
@@ -37,13 +38,7 @@
 #undef SUFFIX
 #undef ATTR
 
-static long supportedLanes(void) {
-#ifdef GK_X86
-    if (__builtin_cpu_supports("avx512f")) return 16;
-    if (__builtin_cpu_supports("avx2")) return 8;
-#endif
-    return 4;
-}
+static long supportedLanes(void) { return gk_supported_lanes(); }
 
 // AVX2 by default: on the development machine (AVX-512 capable) the 16-lane build was slower on
 // series of a few hundred frames (about 40 vs 33 ms for UWave TRAIN); tests raise the cap to check it.
