@@ -139,4 +139,12 @@ import Testing
         let w = TimeSeries(frames: (0..<8).map { i in [0.1, 0.2, 0.9, Float(i), 0, 1] })
         #expect(back.features(of: w) == f.features(of: w) && back.featureNames == ["gravity.directionZ", "gravity.gyroMax"])
     }
+
+    @Test func haptLiveSpecNamesTheHAPTChannelsAndARestClass() throws {
+        // HAPT frames are accX..accZ then gyroX..gyroZ; the spec must say so and keep the rest class.
+        let spec = try PipelineSpec.load(TestData.repo.appendingPathComponent("pipelines/hapt-live.json").path)
+        let g = try #require(spec.extractors.compactMap { $0 as? GravityFeatures }.first)
+        #expect(g.accelerometer == [0, 1, 2] && g.gyroscope == [3, 4, 5])
+        #expect(spec.rest == "rest" && spec.window?.size == 128 && spec.window?.hop == 32)
+    }
 }
