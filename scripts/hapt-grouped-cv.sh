@@ -44,7 +44,8 @@ for fold in "${folds[@]}"; do
   n=$((n + 1))
   train=$(tr ',' '\n' <<< "$pool" | grep -vxF -f <(tr ',' '\n' <<< "$fold") | paste -sd, -)
   # shellcheck disable=SC2086
-  nice "$gesture" train "$data" --spec "$spec" $train_flags --users "$train" -o "$out/fold$n.gesture" > "$out/fold$n.train.log" 2>&1
+  nice "$gesture" train "$data" --spec "$spec" $train_flags --users "$train" -o "$out/fold$n.gesture" > "$out/fold$n.train.log" 2>&1 \
+    || { tail -5 "$out/fold$n.train.log" >&2; exit 1; }  # the log holds why; show it
   nice "$gesture" evaluate "$out/fold$n.gesture" "$data" --stream --users "$fold" --events "$events" --json > "$out/fold$n.json"
   echo "$fold" > "$out/fold$n.users"
 done
