@@ -7,7 +7,7 @@ enum StageKinds {
         MovingAverage.self, LowPass.self, HighPass.self, MedianFilter.self, Derivative.self, DeadZone.self,
         SavitzkyGolay.self, Normalizer.self,
     ]
-    static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self, MiniRocket.self]
+    static let featureExtractors: [any FeatureExtractor.Type] = [TimeDomainFeatures.self, FFTFeatures.self, MovementIndex.self, MiniRocket.self, GravityFeatures.self]
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
     /// Sequence and vector classifiers; also the order of `--classifier` names in help texts.
     static let classifiers: [any Classifier.Type] = [DTWClassifier.self, KNNClassifier.self, MinimumDistance.self, LSTMClassifier.self, RidgeClassifier.self]
