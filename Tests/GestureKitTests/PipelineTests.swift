@@ -302,3 +302,12 @@ private func windowedSpec() throws -> PipelineSpec {
         #expect((whole.spec.postprocessing.first as? HMMFilter)?.transitions.isEmpty == true)
     }
 }
+
+extension PostprocessorFitTests {
+    @Test func learnFalseKeepsTheConfiguredStay() throws {
+        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw"}, "postprocessing": [{"kind": "hmmFilter", "stay": 0.8, "learn": false}]}"#)
+        var h = try #require(spec.postprocessing.first as? HMMFilter)
+        try h.fit(labelSequences: [[0, 0, 1, 1, 1]], classCount: 2)
+        #expect(h.transitions.isEmpty && h.stay == 0.8)
+    }
+}

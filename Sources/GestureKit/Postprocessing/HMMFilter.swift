@@ -20,6 +20,9 @@ public struct HMMFilter: Postprocessor {
     public static let kind = "hmmFilter"
     public var stay: Float
     public var floor: Float
+    /// Whether ``fit(labelSequences:classCount:)`` learns the transitions (`learn`, default true);
+    /// false keeps `stay` on the diagonal whatever the training recordings show.
+    public var learn: Bool = true
     /// Learned K x K row-stochastic matrix, row-major; empty when not fitted.
     public var transitions: [Float]
     public var classes: Int
@@ -35,12 +38,13 @@ public struct HMMFilter: Postprocessor {
         self.classes = 0
     }
 
-    enum CodingKeys: String, CodingKey { case stay, floor, transitions, classes }
+    enum CodingKeys: String, CodingKey { case stay, floor, learn, transitions, classes }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         stay = try c.decodeIfPresent(Float.self, forKey: .stay) ?? 0.9
         floor = try c.decodeIfPresent(Float.self, forKey: .floor) ?? 1e-3
+        learn = try c.decodeIfPresent(Bool.self, forKey: .learn) ?? true
         transitions = try c.decodeIfPresent([Float].self, forKey: .transitions) ?? []
         classes = try c.decodeIfPresent(Int.self, forKey: .classes) ?? 0
     }
@@ -49,6 +53,7 @@ public struct HMMFilter: Postprocessor {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(stay, forKey: .stay)
         try c.encode(floor, forKey: .floor)
+        try c.encode(learn, forKey: .learn)
         if !transitions.isEmpty {
             try c.encode(classes, forKey: .classes)
             try c.encode(transitions, forKey: .transitions)
@@ -78,6 +83,7 @@ public struct HMMFilter: Postprocessor {
     /// c goes to the classes it was seen to go to (counts plus 1, so an unseen change stays possible).
     /// - Complexity: O(total labels + K^2).
     public mutating func fit(labelSequences: [[Int?]], classCount k: Int) throws {
+        guard learn else { return }
         guard k >= 1 else { throw GestureKitError("needs at least one class", field: "classes") }
         var segments = [Int](repeating: 0, count: k), frames = [Int](repeating: 0, count: k)
         var change = [Float](repeating: 1, count: k * k)
