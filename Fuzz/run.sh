@@ -21,7 +21,7 @@ done
 mkdir -p .logs
 run_one() {
   local h=$1
-  mkdir -p ".corpus/$h" ".artifacts/$h"
+  mkdir -p ".corpus/$h" ".artifacts/$h" "Seeds/$h"
   # -timeout: an input over it is a finding; detect_leaks is on by default under ASan.
   SWIFT_BACKTRACE=enable=no nice -n 15 ".build-fuzz/release/$h" ".corpus/$h" "Seeds/$h" -dict="Dicts/${DICT[$h]}.dict" \
     -max_total_time="$SECONDS_EACH" -timeout="${TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
