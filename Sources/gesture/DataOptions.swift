@@ -19,7 +19,9 @@ struct DataOptions: ParsableArguments {
 
     /// Loads `path`; continuous recordings are cut into `window`s when one is given, else into
     /// labelled segments.
-    func load(_ path: String, window: PipelineSpec.Window? = nil) throws -> Dataset {
+    /// - Parameter unlabelled: the spec's class for unlabelled frames, used when `--null-as` is not given.
+    func load(_ path: String, window: PipelineSpec.Window? = nil, unlabelled: String? = nil) throws -> Dataset {
+        let nullAs = self.nullAs ?? unlabelled
         var data = try Dataset.load(path, options: read.options)
         if users != nil || exceptUsers != nil {
             let known = Set(data.users + data.recordings.compactMap(\.user))

@@ -79,7 +79,7 @@ struct Evaluate: ParsableCommand {
             let report: ClassificationReport
             if let folds {
                 let spec = try specOptions.build(seedIsForFolds: true)
-                let data = try dataOptions.load(inputs[0], window: spec.window)
+                let data = try dataOptions.load(inputs[0], window: spec.window, unlabelled: spec.unlabelled)
                 report = try Evaluation.crossValidate(spec, on: data, folds: folds, groupBy: groupBy,
                                                       seed: specOptions.seed ?? 0)
             } else {

@@ -25,7 +25,7 @@ struct Train: ParsableCommand {
                 spec = try chooseAutomatically(dataset, overrides)
             } else {
                 spec = try specOptions.build()
-                dataset = try dataOptions.load(data, window: spec.window)
+                dataset = try dataOptions.load(data, window: spec.window, unlabelled: spec.unlabelled)
             }
             let pipeline = try Pipeline.train(spec, on: dataset, progress: { printStderr($0.description) })
             try pipeline.save(to: output)

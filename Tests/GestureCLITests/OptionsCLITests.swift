@@ -92,3 +92,31 @@ import Testing
         #expect(folds.status == 64 && folds.stderr.hasPrefix("error: --classifier auto"), "\(folds.stderr)")
     }
 }
+
+/// A spec can name the class of unlabelled frames, so an activity-stream spec needs no --null-as.
+@Suite struct UnlabelledSpecCLITests {
+    @Test func unlabelledFramesBecomeTheSpecsClass() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("unlabelled-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "session,label,x,y\n"
+        for i in 0..<300 {
+            let label = (i / 50) % 3 == 0 ? "" : (i / 50) % 3 == 1 ? "wave" : "shake"
+            csv += "s,\(label),\(sin(Double(i) * (label == "shake" ? 1.3 : 0.2))),\(label.isEmpty ? 0 : 1)\n"
+        }
+        let data = dir.appendingPathComponent("rec.csv").path
+        try csv.write(toFile: data, atomically: true, encoding: .utf8)
+        let spec = dir.appendingPathComponent("spec.json").path
+        try #"{"features": {"window": 10, "hop": 5, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "knn", "k": 1}, "rest": "idle", "unlabelled": "idle"}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let p = dir.appendingPathComponent("p.gesture").path
+        let t = try CLI.run(["train", data, "--spec", spec, "-o", p])
+        #expect(t.status == 0, "\(t.stderr)")
+        #expect(t.stderr.contains("idle"), "\(t.stderr)")
+        // Without the key the rest class is not a class of the data: a clear error.
+        try #"{"features": {"window": 10, "hop": 5, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "knn", "k": 1}, "rest": "idle"}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let u = try CLI.run(["train", data, "--spec", spec, "-o", p + ".2"])
+        #expect(u.status == 1 && u.stderr.contains("idle"), "\(u.stderr)")
+    }
+}

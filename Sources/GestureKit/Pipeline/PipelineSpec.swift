@@ -25,6 +25,9 @@ public struct PipelineSpec: Sendable, Codable {
     public var postprocessing: [any Postprocessor]
     /// A class trained like any other but reported as null (the user's "rest" or "idle" label).
     public var rest: String?
+    /// Continuous recordings: the class their unlabelled frames are trained as (usually `rest`), so
+    /// a spec for activity streams needs no `--null-as` flag.
+    public var unlabelled: String?
 
     /// A sliding window: `size` frames, a decision every `hop` frames.
     public struct Window: Sendable, Hashable, Codable {
@@ -75,7 +78,7 @@ public struct PipelineSpec: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case preprocessing, features, classifier, postprocessing, rest
+        case preprocessing, features, classifier, postprocessing, rest, unlabelled
     }
 
     enum FeatureKeys: String, CodingKey {
@@ -90,6 +93,7 @@ public struct PipelineSpec: Sendable, Codable {
             .map { $0 as! any Postprocessor }
         classifier = try c.decode(ClassifierStage.self, forKey: .classifier)
         rest = try c.decodeIfPresent(String.self, forKey: .rest)
+        unlabelled = try c.decodeIfPresent(String.self, forKey: .unlabelled)
         if c.contains(.features) {
             let f = try c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
             if let size = try f.decodeIfPresent(Int.self, forKey: .window) {
@@ -119,6 +123,7 @@ public struct PipelineSpec: Sendable, Codable {
         try c.encode(classifier, forKey: .classifier)
         try encodeStages(postprocessing, &c, .postprocessing)
         try c.encodeIfPresent(rest, forKey: .rest)
+        try c.encodeIfPresent(unlabelled, forKey: .unlabelled)
     }
 }
 
