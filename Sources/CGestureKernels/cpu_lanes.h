@@ -24,4 +24,10 @@ static long gk_supported_lanes(void) {
     return 4;
 }
 
+// The widest supported width not above `limit` (tests lower the limit to check every width).
+static long gk_capped_lanes(long limit) {
+    long lanes = gk_supported_lanes();
+    return lanes < limit ? lanes : limit;
+}
+
 #endif

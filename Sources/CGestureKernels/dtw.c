@@ -23,42 +23,14 @@ static inline uint32_t bitsOf(float x) {
     return u;
 }
 
-// Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the kernel
-// is compiled here once per vector width and chosen at run time.
-#ifdef GK_X86
-#define LANES 16
-#define SUFFIX 512
-#define ATTR __attribute__((target("avx512f")))
-#include "dtw_rows.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
-#define LANES 8
-#define SUFFIX 256
-#define ATTR __attribute__((target("avx2")))
-#include "dtw_rows.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
-#endif
-#define LANES 4
-#define SUFFIX 128
-#define ATTR
-#include "dtw_rows.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
+#define GK_BODY "dtw_rows.h"
+#include "per_width.h"
 
 enum { maxLanes = 16 };
 
-static long supportedLanes(void) { return gk_supported_lanes(); }
-
 static _Atomic long lanesLimit = maxLanes;
 
-static long vectorLanes(void) {
-    long lanes = supportedLanes(), limit = lanesLimit;
-    return lanes < limit ? lanes : limit;
-}
+static long vectorLanes(void) { return gk_capped_lanes(lanesLimit); }
 
 long gk_dtw_lanes(void) { return vectorLanes(); }
 

@@ -13,42 +13,15 @@
 // variant runs.
 #pragma STDC FP_CONTRACT OFF
 
-// Compiled once per vector width and chosen at run time, as dtw.c does.
-#ifdef GK_X86
-#define LANES 16
-#define SUFFIX 512
-#define ATTR __attribute__((target("avx512f")))
-#include "minirocket_body.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
-#define LANES 8
-#define SUFFIX 256
-#define ATTR __attribute__((target("avx2")))
-#include "minirocket_body.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
-#endif
-#define LANES 4
-#define SUFFIX 128
-#define ATTR
-#include "minirocket_body.h"
-#undef LANES
-#undef SUFFIX
-#undef ATTR
-
-static long supportedLanes(void) { return gk_supported_lanes(); }
+#define GK_BODY "minirocket_body.h"
+#include "per_width.h"
 
 // AVX2 by default: on the development machine (AVX-512 capable) the 16-lane build was slower on
 // series of a few hundred frames (about 40 vs 33 ms for UWave TRAIN); tests raise the cap to check it.
 enum { defaultLanes = 8 };
 static _Atomic long lanesLimit = defaultLanes;
 
-static long vectorLanes(void) {
-    long lanes = supportedLanes(), limit = lanesLimit;
-    return lanes < limit ? lanes : limit;
-}
+static long vectorLanes(void) { return gk_capped_lanes(lanesLimit); }
 
 long gk_minirocket_lanes(void) { return vectorLanes(); }
 
