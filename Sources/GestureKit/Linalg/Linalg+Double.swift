@@ -50,18 +50,20 @@ extension Linalg {
 }
 
 #if canImport(Accelerate)
+// Int32 (not the legacy header's __CLPK_integer) and at least the documented minimum workspace, as
+// ssyevd in Linalg.swift.
 private func dsyevd(n: Int, a: UnsafeMutablePointer<Double>, w: UnsafeMutablePointer<Double>) -> Int32 {
     var jobz = Int8(UInt8(ascii: "V")), uplo = Int8(UInt8(ascii: "L"))
-    var nn = __CLPK_integer(n), lda = __CLPK_integer(n), info = __CLPK_integer(0)
-    var lwork = __CLPK_integer(-1), liwork = __CLPK_integer(-1)
+    var nn = Int32(n), lda = Int32(n), info = Int32(0)
+    var lwork = Int32(-1), liwork = Int32(-1)
     var wq: Double = 0
-    var iq = __CLPK_integer(0)
+    var iq = Int32(0)
     dsyevd_(&jobz, &uplo, &nn, a, &lda, w, &wq, &lwork, &iq, &liwork, &info)
     guard info == 0 else { return info }
-    lwork = __CLPK_integer(wq)
-    liwork = iq
+    lwork = Int32(max(wq.rounded(.up), Double(1 + 6 * n + 2 * n * n)))
+    liwork = max(iq, Int32(3 + 5 * n))
     var work = [Double](repeating: 0, count: Int(lwork))
-    var iwork = [__CLPK_integer](repeating: 0, count: Int(liwork))
+    var iwork = [Int32](repeating: 0, count: Int(liwork))
     dsyevd_(&jobz, &uplo, &nn, a, &lda, w, &work, &lwork, &iwork, &liwork, &info)
     return info
 }
