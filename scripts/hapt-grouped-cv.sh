@@ -7,7 +7,7 @@
 # 21: leave one user out). Each fold trains on the other users of POOL and replays its own users
 # with `gesture evaluate --stream --json`. FOLDS="u1,u2;u3,u4" gives the held-out groups instead
 # (then POOL is what they train on, minus the fold). Prints each fold and the pooled figures:
-# frame accuracy on the 6 basic activities, postural-transition events (precision, recall, F1)
+# frame accuracy on the 6 basic activities (raw decisions, and decoded: after post-processing), postural-transition events (precision, recall, F1)
 # and false activations per minute of null (rest or unlabelled) time.
 #
 # Environment (an empty TRAIN_FLAGS means none): DATA (default ../shared/datasets/hapt-raw/RawData), GESTURE (.build/release/gesture),
@@ -55,14 +55,15 @@ import json, sys
 out, n = sys.argv[1], int(sys.argv[2])
 basic = ["WALKING", "WALKING_UPSTAIRS", "WALKING_DOWNSTAIRS", "SITTING", "STANDING", "LAYING"]
 rate = 50.0  # HAPT is 50 Hz
-T = dict(bc=0, bf=0, ev=0, ce=0, seg=0, det=0, fa=0.0, nullmin=0.0)
+T = dict(bc=0, bd=0, bf=0, ev=0, ce=0, seg=0, det=0, fa=0.0, nullmin=0.0)
 per = {c: [0, 0] for c in basic}
-print("fold  users                               basicAcc  evP    evR    evF1   FA/min")
+print("fold  users                               basicAcc  decoded  evP    evR    evF1   FA/min")
 for i in range(1, n + 1):
     r = json.load(open(f"{out}/fold{i}.json"))
     users = open(f"{out}/fold{i}.users").read().strip()
     pc = r["perClass"]
     bc = sum(pc[c]["correctFrames"] for c in basic if c in pc)
+    bd = sum(pc[c].get("correctDecodedFrames", 0) for c in basic if c in pc)
     bf = sum(pc[c]["frames"] for c in basic if c in pc)
     for c in basic:
         if c in pc: per[c][0] += pc[c]["correctFrames"]; per[c][1] += pc[c]["frames"]
@@ -71,13 +72,13 @@ for i in range(1, n + 1):
     det = sum(pc[c]["detected"] for c in trans); seg = sum(pc[c]["segments"] for c in trans)
     nullmin = (r["frames"] - sum(v["frames"] for v in pc.values())) / rate / 60
     fa = r["falseActivationsPerMinute"] * nullmin
-    for key, v in dict(bc=bc, bf=bf, ev=ev, ce=ce, seg=seg, det=det, fa=fa, nullmin=nullmin).items(): T[key] += v
+    for key, v in dict(bc=bc, bd=bd, bf=bf, ev=ev, ce=ce, seg=seg, det=det, fa=fa, nullmin=nullmin).items(): T[key] += v
     p = ce / ev if ev else 0; rc = det / seg if seg else 0
     f1 = 2 * p * rc / (p + rc) if p + rc else 0
-    print(f"{i:<5} {users:<35} {bc / max(bf, 1):.3f}     {p:.3f}  {rc:.3f}  {f1:.3f}  {fa / nullmin if nullmin else 0:.2f}")
+    print(f"{i:<5} {users:<35} {bc / max(bf, 1):.3f}     {bd / max(bf, 1):.3f}    {p:.3f}  {rc:.3f}  {f1:.3f}  {fa / nullmin if nullmin else 0:.2f}")
 p = T["ce"] / T["ev"] if T["ev"] else 0; rc = T["det"] / T["seg"] if T["seg"] else 0
 f1 = 2 * p * rc / (p + rc) if p + rc else 0
-print(f"pooled: basic frame accuracy {T['bc'] / max(T['bf'], 1):.3f} ("
+print(f"pooled: basic frame accuracy {T['bc'] / max(T['bf'], 1):.3f} (decoded {T['bd'] / max(T['bf'], 1):.3f}; "
       + ", ".join(f"{c} {a / max(b, 1):.2f}" for c, (a, b) in per.items())
       + f"); transition events precision {p:.3f} recall {rc:.3f} F1 {f1:.3f}; "
       + f"false activations {T['fa'] / T['nullmin'] if T['nullmin'] else 0:.2f}/min of null time ({T['nullmin']:.1f} min)")

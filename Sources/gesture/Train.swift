@@ -12,12 +12,15 @@ struct Train: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to save the trained pipeline (.gesture).")
     var output: String
 
+    @Flag(help: "Choose the live post-processing (threshold, smoothing) by cross-validation grouped by user or session on the continuous training recordings (the spec's \"calibration\" settings, or folds 3 and at most 0.3 false activations per minute).")
+    var calibrate = false
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
     func run() throws {
         try reportingErrors {
-            let spec: PipelineSpec
+            var spec: PipelineSpec
             let dataset: Dataset
             if specOptions.classifier?.isAuto == true {
                 let overrides = try specOptions.autoOverrides()
@@ -27,6 +30,9 @@ struct Train: ParsableCommand {
                 spec = try specOptions.build()
                 dataset = try dataOptions.load(data, window: spec.window, unlabelled: spec.unlabelled)
             }
+            if calibrate || spec.calibration != nil {
+                spec = try calibrated(spec, dataset)
+            }
             let pipeline = try Pipeline.train(spec, on: dataset, progress: { printStderr($0.description) })
             try pipeline.save(to: output)
             let counts = zip(pipeline.classes, pipeline.training.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
@@ -34,6 +40,27 @@ struct Train: ParsableCommand {
                                pipeline.spec.classifier.kind, pipeline.training.examples, counts,
                                pipeline.training.seconds, output))
         }
+    }
+
+    /// `--calibrate` or a spec's `calibration`: prints the table of post-processing candidates and
+    /// returns the spec with the chosen one.
+    private func calibrated(_ spec: PipelineSpec, _ dataset: Dataset) throws -> PipelineSpec {
+        var spec = spec
+        let settings = spec.calibration ?? StreamCalibration.Settings()
+        spec.calibration = settings
+        printStderr("calibrating the live post-processing by \(settings.folds)-fold cross-validation on the training recordings")
+        let result = try StreamCalibration.calibrate(spec, on: dataset, settings: settings) { printStderr("  " + $0) }
+        let width = result.table.map(\.name.count).max() ?? 0
+        func pad(_ s: String) -> String { s + String(repeating: " ", count: max(width - s.count, 0)) }
+        printStderr("  " + pad("candidate") + "    evP    evR   evF1  FA/min  decodedAcc")
+        for (i, row) in result.table.enumerated() {
+            let r = row.report
+            printStderr((i == result.chosen ? "* " : "  ") + pad(row.name) + String(
+                format: " %6.3f %6.3f %6.3f %7.2f %11.3f", r.eventPrecision, r.eventRecall, r.eventF1,
+                r.falseActivationsPerMinute, r.decodedFrameAccuracy))
+        }
+        printStderr("chose \(result.table[result.chosen].name) (grouped by \(result.groupedBy), at most \(settings.maxFalseActivationsPerMinute) false activations per minute)")
+        return result.spec
     }
 
     /// `--classifier auto`: cross-validates every candidate on the training data, prints the table

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import GestureKit
 
 /// Command-line options are typed end to end: what does not apply is refused by name, every command
 /// takes one window syntax, and every failure speaks through one error path.
@@ -118,5 +119,42 @@ import Testing
             .write(toFile: spec, atomically: true, encoding: .utf8)
         let u = try CLI.run(["train", data, "--spec", spec, "-o", p + ".2"])
         #expect(u.status == 1 && u.stderr.contains("idle"), "\(u.stderr)")
+    }
+}
+
+/// `train --calibrate`: the post-processing is chosen on the recordings' sessions and saved.
+@Suite struct CalibrateCLITests {
+    @Test func calibratePrintsItsTableAndSavesTheChoice() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("calibrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var csv = "session,label,x\n"
+        for s in 0..<3 {
+            for i in 0..<600 {
+                let phase = (i / 100) % 3
+                let label = phase == 0 ? "" : phase == 1 ? "up" : "down"
+                let level = phase == 0 ? 0 : phase == 1 ? 1.0 : -1.0
+                csv += "s\(s),\(label),\(level + 0.2 * sin(Double(i * (s + 3))))\n"
+            }
+        }
+        let data = dir.appendingPathComponent("rec.csv").path
+        try csv.write(toFile: data, atomically: true, encoding: .utf8)
+        let spec = dir.appendingPathComponent("spec.json").path
+        try #"{"features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}, "rest": "idle", "unlabelled": "idle"}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let p = dir.appendingPathComponent("p.gesture").path
+        let t = try CLI.run(["train", data, "--spec", spec, "--calibrate", "-o", p])
+        #expect(t.status == 0, "\(t.stderr)")
+        #expect(t.stderr.contains("grouped by session") && t.stderr.contains("hmm learned") && t.stderr.contains("* "), "\(t.stderr)")
+        let pipeline = try Pipeline.load(p)
+        #expect(pipeline.spec.calibration == StreamCalibration.Settings())
+        let chosen = t.stderr.split(separator: "\n").first { $0.hasPrefix("chose ") }.map(String.init) ?? ""
+        #expect(chosen.contains("hmm") == pipeline.spec.postprocessing.contains { $0 is HMMFilter }, "\(chosen)")
+        // Fewer sessions than folds: a clear error, nothing written.
+        try #"{"features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}, "rest": "idle", "unlabelled": "idle", "calibration": {"folds": 5}}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let u = try CLI.run(["train", data, "--spec", spec, "-o", p + ".2"])
+        #expect(u.status == 1 && u.stderr.contains("calibration.folds"), "\(u.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: p + ".2"))
     }
 }

@@ -104,6 +104,27 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Temporal decoding at HAPT's size (13 classes): one forward-filter step per decision.
+    let k = 13
+    let hapt = (0..<1000).map { _ -> Prediction in
+        var scores = (0..<k).map { _ in g.nextUnit() }
+        let sum = scores.reduce(0, +)
+        scores = scores.map { $0 / sum }
+        let best = scores.indices.max { scores[$0] < scores[$1] }!
+        return Prediction(classIndex: best, confidence: scores[best], scores: scores)
+    }
+    var hmm = HMMFilter(stay: 0.9)
+    try! hmm.fit(labelSequences: [(0..<2000).map { ($0 / 40) % k }], classCount: k)
+    let fitted = hmm
+    Benchmark("postprocess hmmFilter 13 classes, learned (per decision)",
+              configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .kilo)) { benchmark in
+        var s = fitted
+        s.reset()
+        benchmark.startMeasurement()
+        for i in benchmark.scaledIterations { blackHole(s.process(hapt[i], frame: i)) }
+        benchmark.stopMeasurement()
+    }
+
     var centroid = MinimumDistance(nullRejection: 3)
     let vectors = (0..<400).map { i in (0..<36).map { j in Float(i % 4) * 2 + Float(j % 5) * 0.1 + g.nextGaussian() } }
     try! centroid.train(vectors, labels: (0..<400).map { $0 % 4 }, classes: ["a", "b", "c", "d"])

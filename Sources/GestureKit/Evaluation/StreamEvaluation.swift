@@ -1,9 +1,10 @@
 /// How a pipeline does on a continuous recording replayed frame by frame, as it would run live.
 ///
 /// - Frame accuracy: each frame takes the label of the classifier's latest decision before
-///   post-processing (null before the first), so it measures the classifier; the event scores
-///   measure what a user sees after post-processing. Unlabelled frames and the rest class count as
-///   null truth.
+///   post-processing (null before the first), so it measures the classifier. Decoded frame accuracy
+///   takes the latest decision after post-processing (a rejected decision is null), so it measures
+///   what a user sees, as the event scores do. Unlabelled frames and the rest class count as null
+///   truth.
 /// - Events: consecutive detections of one label whose spans touch or overlap form one event. An
 ///   event is correct when it overlaps a true segment of the same label not matched before.
 ///   Precision = correct events / events; recall = matched true segments / true segments.
@@ -13,10 +14,13 @@
 ///   detection that matched it (median over segments).
 public struct StreamReport: Sendable, Codable, Hashable {
     public var frameAccuracy: Double
+    public var decodedFrameAccuracy: Double
     public var eventPrecision: Double
     public var eventRecall: Double
     public var eventF1: Double
     public var falseActivationsPerMinute: Double
+    /// Minutes of null truth (unlabelled or rest) the false activations are counted over.
+    public var nullMinutes: Double
     /// `nil` when no segment was detected or the sample rate is unknown.
     public var medianLatencyMs: Double?
     public var frames: Int
@@ -33,27 +37,32 @@ public struct StreamReport: Sendable, Codable, Hashable {
         /// Frames of this class in the truth, and how many of them the classifier named right.
         public var frames = 0
         public var correctFrames = 0
+        /// Frames of this class the post-processed output named right.
+        public var correctDecodedFrames = 0
     }
 
-    /// Frame accuracy over the frames whose truth is one of `classes`.
-    public func frameAccuracy(of classes: Set<String>) -> Double {
+    /// Frame accuracy over the frames whose truth is one of `classes` (after post-processing when
+    /// `decoded`).
+    public func frameAccuracy(of classes: Set<String>, decoded: Bool = false) -> Double {
         let f = perClass.filter { classes.contains($0.key) }.values
         let n = f.reduce(0) { $0 + $1.frames }
-        return n > 0 ? Double(f.reduce(0) { $0 + $1.correctFrames }) / Double(n) : 0
+        return n > 0 ? Double(f.reduce(0) { $0 + (decoded ? $1.correctDecodedFrames : $1.correctFrames) }) / Double(n) : 0
     }
 
     enum CodingKeys: String, CodingKey {
-        case frameAccuracy, eventPrecision, eventRecall, eventF1, falseActivationsPerMinute, medianLatencyMs
-        case frames, events, trueSegments, perClass
+        case frameAccuracy, decodedFrameAccuracy, eventPrecision, eventRecall, eventF1, falseActivationsPerMinute
+        case nullMinutes, medianLatencyMs, frames, events, trueSegments, perClass
     }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(frameAccuracy, forKey: .frameAccuracy)
+        try c.encode(decodedFrameAccuracy, forKey: .decodedFrameAccuracy)
         try c.encode(eventPrecision, forKey: .eventPrecision)
         try c.encode(eventRecall, forKey: .eventRecall)
         try c.encode(eventF1, forKey: .eventF1)
         try c.encode(falseActivationsPerMinute, forKey: .falseActivationsPerMinute)
+        try c.encode(nullMinutes, forKey: .nullMinutes)
         try c.encode(medianLatencyMs, forKey: .medianLatencyMs)
         try c.encode(frames, forKey: .frames)
         try c.encode(events, forKey: .events)
@@ -62,41 +71,100 @@ public struct StreamReport: Sendable, Codable, Hashable {
     }
 }
 
+/// The classifier's decisions on one recording, before post-processing: what a stream replay
+/// computes once, so post-processing variants can be scored without classifying again.
+struct DecisionTrace: Sendable {
+    struct Step: Sendable {
+        /// Frame the decision was made on.
+        var frame: Int
+        var decision: Decision
+    }
+    var steps: [Step]
+    var frames: Int
+}
+
+/// One recording to score: its decisions and the post-processing (prepared, and fitted where it
+/// learns) to run over them.
+struct ScoredReplay {
+    var recording: Recording
+    var trace: DecisionTrace
+    var postprocessing: [any Postprocessor]
+}
+
 extension Evaluation {
     /// Replays each recording through a fresh recogniser and scores frames and events.
     /// - Parameter classes: the classes whose segments count as events (default: all the pipeline
     ///   reports, i.e. every class but the rest class).
     /// - Complexity: one ``Recognizer/push(_:)`` per frame.
     public static func evaluateStream(_ pipeline: Pipeline, on recordings: [Recording], classes: Set<String>? = nil) throws -> StreamReport {
-        let rate = pipeline.sampleRate ?? recordings.first?.series.sampleRate
+        let replays = try recordings.map {
+            ScoredReplay(recording: $0, trace: try trace(pipeline, $0), postprocessing: pipeline.spec.postprocessing)
+        }
+        return score(replays, pipeline: pipeline, classes: classes)
+    }
+
+    /// The undecoded decisions of a fresh recogniser over `recording`.
+    static func trace(_ pipeline: Pipeline, _ rec: Recording) throws -> DecisionTrace {
+        guard rec.series.channelCount == pipeline.channelCount else {
+            throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
+        }
+        if let bad = rec.series.values.firstIndex(where: { !$0.isFinite }) {
+            throw GestureKitError("frame \(bad / max(pipeline.channelCount, 1)) holds a non-finite value", field: "frame")
+        }
+        var r = pipeline.recognizer()
+        var steps: [DecisionTrace.Step] = []
+        let c = rec.series.channelCount
+        rec.series.values.withUnsafeBufferPointer { all in
+            for f in 0..<rec.series.frameCount {
+                if let d = r.pushUndecoded(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) {
+                    steps.append(.init(frame: f, decision: d))
+                }
+            }
+        }
+        return DecisionTrace(steps: steps, frames: rec.series.frameCount)
+    }
+
+    /// Runs each replay's post-processing (reset first) over its trace, as ``Recognizer`` does
+    /// live, and scores frames and events over all of them together.
+    static func score(_ replays: [ScoredReplay], pipeline: Pipeline, classes: Set<String>? = nil) -> StreamReport {
+        let rate = pipeline.sampleRate ?? replays.first?.recording.series.sampleRate
         let eventClasses = classes ?? Set(pipeline.classes.filter { $0 != pipeline.spec.rest })
-        var correctFrames = 0, frames = 0
+        var correctFrames = 0, correctDecoded = 0, frames = 0
         var events = 0, correctEvents = 0, segmentsTotal = 0, segmentsMatched = 0, falseEvents = 0
         var nullFrames = 0
         var latencies: [Double] = []
         var per: [String: StreamReport.ClassEvents] = [:]
         for c in eventClasses { per[c] = .init() }
 
-        for rec in recordings {
-            guard rec.series.channelCount == pipeline.channelCount else {
-                throw GestureKitError("recording has \(rec.series.channelCount) channels, the pipeline expects \(pipeline.channelCount)", field: "channels")
-            }
+        for replay in replays {
+            let rec = replay.recording
             let truth: [String?] = rec.labels.map { $0 == pipeline.spec.rest ? nil : $0 }
-            var r = pipeline.recognizer()
+            var post = replay.postprocessing
+            for i in post.indices { post[i].reset() }
             var detections: [Detection] = []
-            let c = rec.series.channelCount
-            try rec.series.values.withUnsafeBufferPointer { all in
-                for f in 0..<rec.series.frameCount {
-                    if let d = try r.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) {
-                        detections.append(d)
+            var raw: String?, decoded: String?
+            var next = 0
+            for f in 0..<replay.trace.frames {
+                if next < replay.trace.steps.count, replay.trace.steps[next].frame == f {
+                    let d = replay.trace.steps[next].decision
+                    next += 1
+                    raw = pipeline.label(of: d.prediction)
+                    var p = d.prediction
+                    for i in post.indices { p = post[i].process(p, frame: f) }
+                    decoded = pipeline.label(of: p)
+                    if let l = decoded {
+                        detections.append(Detection(label: l, classIndex: p.classIndex, confidence: p.confidence,
+                                                    start: d.start, end: d.end))
                     }
-                    let predicted = r.lastRawDecision.flatMap { pipeline.label(of: $0) }
-                    if predicted == truth[f] { correctFrames += 1 }
-                    if let t = truth[f] {
-                        per[t, default: .init()].frames += 1
-                        if predicted == t { per[t]!.correctFrames += 1 }
-                    }
-                    if truth[f] == nil { nullFrames += 1 }
+                }
+                if raw == truth[f] { correctFrames += 1 }
+                if decoded == truth[f] { correctDecoded += 1 }
+                if let t = truth[f] {
+                    per[t, default: .init()].frames += 1
+                    if raw == t { per[t]!.correctFrames += 1 }
+                    if decoded == t { per[t]!.correctDecodedFrames += 1 }
+                } else {
+                    nullFrames += 1
                 }
             }
             frames += rec.series.frameCount
@@ -142,8 +210,10 @@ extension Evaluation {
         latencies.sort()
         return StreamReport(
             frameAccuracy: frames > 0 ? Double(correctFrames) / Double(frames) : 0,
+            decodedFrameAccuracy: frames > 0 ? Double(correctDecoded) / Double(frames) : 0,
             eventPrecision: precision, eventRecall: recall, eventF1: f1,
             falseActivationsPerMinute: nullMinutes > 0 ? Double(falseEvents) / nullMinutes : 0,
+            nullMinutes: nullMinutes,
             medianLatencyMs: latencies.isEmpty ? nil : latencies[latencies.count / 2],
             frames: frames, events: events, trueSegments: segmentsTotal, perClass: per)
     }

@@ -28,6 +28,9 @@ public struct PipelineSpec: Sendable, Codable {
     /// Continuous recordings: the class their unlabelled frames are trained as (usually `rest`), so
     /// a spec for activity streams needs no `--null-as` flag.
     public var unlabelled: String?
+    /// Stream calibration: `gesture train` chooses the post-processing by grouped cross-validation
+    /// on the continuous training recordings before training (see ``StreamCalibration``).
+    public var calibration: StreamCalibration.Settings?
 
     /// A sliding window: `size` frames, a decision every `hop` frames.
     public struct Window: Sendable, Hashable, Codable {
@@ -78,7 +81,7 @@ public struct PipelineSpec: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case preprocessing, features, classifier, postprocessing, rest, unlabelled
+        case preprocessing, features, classifier, postprocessing, rest, unlabelled, calibration
     }
 
     enum FeatureKeys: String, CodingKey {
@@ -94,6 +97,7 @@ public struct PipelineSpec: Sendable, Codable {
         classifier = try c.decode(ClassifierStage.self, forKey: .classifier)
         rest = try c.decodeIfPresent(String.self, forKey: .rest)
         unlabelled = try c.decodeIfPresent(String.self, forKey: .unlabelled)
+        calibration = try c.decodeIfPresent(StreamCalibration.Settings.self, forKey: .calibration)
         if c.contains(.features) {
             let f = try c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
             if let size = try f.decodeIfPresent(Int.self, forKey: .window) {
@@ -124,6 +128,7 @@ public struct PipelineSpec: Sendable, Codable {
         try encodeStages(postprocessing, &c, .postprocessing)
         try c.encodeIfPresent(rest, forKey: .rest)
         try c.encodeIfPresent(unlabelled, forKey: .unlabelled)
+        try c.encodeIfPresent(calibration, forKey: .calibration)
     }
 }
 

@@ -113,6 +113,22 @@ public struct Recognizer: Sendable {
 
     private mutating func pushChecked(_ input: UnsafeBufferPointer<Float>) -> Detection? {
         let n = frameCount
+        guard let decision = pushUndecoded(input) else { return nil }
+        let decided = postprocess(decision.prediction, frame: n)
+        lastDecision = decided
+        decisions += 1
+        guard let c = decided.classIndex else { return nil }
+        votes[c] += 1
+        voteConfidence[c] += decided.confidence
+        guard c != pipeline.restIndex else { return nil }
+        return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
+                         start: decision.start, end: decision.end, time: time(of: n))
+    }
+
+    /// Pre-processes a checked frame and returns the classifier's decision on it, before
+    /// post-processing (stream evaluation replays post-processing variants over these).
+    mutating func pushUndecoded(_ input: UnsafeBufferPointer<Float>) -> Decision? {
+        let n = frameCount
         frameCount += 1
         // Swapped out so the stages and the decider can be mutated while the frame is borrowed (no copy).
         var stages: [any Preprocessor] = [], f: [Float] = []
@@ -127,17 +143,8 @@ public struct Recognizer: Sendable {
             for i in stages.indices { stages[i].process(b) }
             return decider.push(UnsafeBufferPointer(b), at: n)
         }
-        guard let decision else { return nil }
-        lastRawDecision = decision.prediction
-        let decided = postprocess(decision.prediction, frame: n)
-        lastDecision = decided
-        decisions += 1
-        guard let c = decided.classIndex else { return nil }
-        votes[c] += 1
-        voteConfidence[c] += decided.confidence
-        guard c != pipeline.restIndex else { return nil }
-        return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
-                         start: decision.start, end: decision.end, time: time(of: n))
+        if let decision { lastRawDecision = decision.prediction }
+        return decision
     }
 
     /// The verdict on everything pushed since the last reset.

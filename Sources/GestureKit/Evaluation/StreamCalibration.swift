@@ -1,0 +1,186 @@
+import Foundation
+
+/// Stream calibration: chooses a windowed pipeline's live post-processing (decision threshold and
+/// temporal smoothing) by cross-validation grouped by user or session on the continuous training
+/// recordings only, maximising event F1 under a cap on false activations per minute.
+///
+/// Each fold trains the spec on the other groups and replays its own recordings once, keeping the
+/// classifier's raw decisions; every candidate post-processing is then run over those decisions
+/// exactly as a ``Recognizer`` would run it live (HMM transitions learned from the fold's training
+/// recordings where a candidate learns). The winner has the highest pooled event F1 among the
+/// candidates within the cap (ties: higher decoded frame accuracy, then the earlier candidate);
+/// when none is within the cap, the one with the fewest false activations.
+///
+/// Spec key (`gesture train --calibrate` adds it with its defaults):
+/// `"calibration": {"folds": 3, "maxFalseActivationsPerMinute": 0.3, "events": ["A", "B"]}`
+/// (`events`: the classes whose segments count as events; default every class but the rest class).
+///
+/// - Complexity: `folds` trainings and one replay of every recording, plus, per candidate, one pass
+///   of its post-processing over the decisions (O(decisions * classes^2) at most).
+public enum StreamCalibration {
+    public struct Settings: Sendable, Hashable, Codable {
+        public var folds: Int
+        public var maxFalseActivationsPerMinute: Double
+        public var events: [String]?
+
+        public init(folds: Int = 3, maxFalseActivationsPerMinute: Double = 0.3, events: [String]? = nil) {
+            self.folds = folds
+            self.maxFalseActivationsPerMinute = maxFalseActivationsPerMinute
+            self.events = events
+        }
+
+        enum CodingKeys: String, CodingKey { case folds, maxFalseActivationsPerMinute, events }
+
+        public init(from decoder: Decoder) throws {
+            let all = try decoder.container(keyedBy: AnyKey.self)
+            if let unknown = all.allKeys.first(where: { CodingKeys(stringValue: $0.stringValue) == nil }) {
+                throw GestureKitError("unknown key \"\(unknown.stringValue)\" (keys: events, folds, maxFalseActivationsPerMinute)",
+                                      field: "calibration.\(unknown.stringValue)")
+            }
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            folds = try c.decodeIfPresent(Int.self, forKey: .folds) ?? 3
+            maxFalseActivationsPerMinute = try c.decodeIfPresent(Double.self, forKey: .maxFalseActivationsPerMinute) ?? 0.3
+            events = try c.decodeIfPresent([String].self, forKey: .events)
+            try validate()
+        }
+
+        public func validate() throws {
+            if folds < 2 { throw GestureKitError("must be at least 2, found \(folds)", field: "calibration.folds") }
+            if !(maxFalseActivationsPerMinute >= 0) {
+                throw GestureKitError("must be a non-negative number", field: "calibration.maxFalseActivationsPerMinute")
+            }
+            if let e = events, e.isEmpty { throw GestureKitError("names no class", field: "calibration.events") }
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// One candidate's pooled figures over the held-out folds.
+    public struct Row: Sendable, Hashable {
+        public var name: String
+        public var report: StreamReport
+    }
+
+    public struct Result: Sendable {
+        /// The spec with the chosen post-processing (untrained).
+        public var spec: PipelineSpec
+        public var table: [Row]
+        public var chosen: Int
+        public var groupedBy: GroupBy
+        public var folds: [[String]]
+    }
+
+    /// The post-processing variants tried: none; thresholds 0.5 / 0.7 / 0.9; each with an HMM
+    /// filter (stay 0.8, 0.9, 0.95, 0.98, or learned) or a majority label filter (2 of 3, 3 of 5,
+    /// 4 of 7).
+    public static func candidates() -> [(name: String, stages: [any Postprocessor])] {
+        var smoothing: [(String, [any Postprocessor], Bool)] = [("none", [], false)]
+        for stay: Float in [0.8, 0.9, 0.95, 0.98] {
+            var h = HMMFilter(stay: stay)
+            h.learn = false
+            smoothing.append(("hmm stay \(stay)", [h], false))
+        }
+        smoothing.append(("hmm learned", [HMMFilter()], false))
+        for (m, b) in [(2, 3), (3, 5), (4, 7)] {
+            smoothing.append(("labelFilter \(m)/\(b)", [LabelFilter(minimumCount: m, bufferSize: b)], true))
+        }
+        var out: [(String, [any Postprocessor])] = []
+        for threshold: Float? in [nil, 0.5, 0.7, 0.9] {
+            for (name, stages, thresholdFirst) in smoothing {
+                guard let t = threshold else {
+                    out.append((name, stages))
+                    continue
+                }
+                let gate = ConfidenceThreshold(threshold: t)
+                out.append(("\(name), threshold \(t)", thresholdFirst ? [gate] + stages : stages + [gate]))
+            }
+        }
+        return out
+    }
+
+    /// Users when every recording names one and there are at least `folds` of them; else sessions.
+    static func grouping(of data: Dataset, folds: Int) -> GroupBy? {
+        for g in [GroupBy.user, .session] {
+            let ids = data.recordings.map { g == .user ? $0.user : $0.session }
+            let exampleIDs = data.examples.map { g == .user ? $0.user : $0.session }
+            if ids.allSatisfy({ $0 != nil }), exampleIDs.allSatisfy({ $0 != nil }), Set(ids).count >= folds { return g }
+        }
+        return nil
+    }
+
+    /// Chooses the post-processing of `spec` for `data` (see the type's description).
+    /// - Parameter progress: receives each fold as it is trained and replayed.
+    public static func calibrate(_ spec: PipelineSpec, on data: Dataset, settings: Settings,
+                                 progress: (@Sendable (String) -> Void)? = nil) throws -> Result {
+        try settings.validate()
+        guard let window = spec.window else {
+            throw GestureKitError("stream calibration needs a windowed pipeline (features.window)", field: "calibration")
+        }
+        guard !data.recordings.isEmpty else {
+            throw GestureKitError("stream calibration needs continuous recordings (CSV sessions, HAPT streams)",
+                                  file: data.source, field: "calibration")
+        }
+        guard let group = grouping(of: data, folds: settings.folds) else {
+            throw GestureKitError("stream calibration needs at least \(settings.folds) users or sessions named on every recording",
+                                  file: data.source, field: "calibration.folds")
+        }
+        if let unknown = settings.events?.first(where: { !data.classes.contains($0) }) {
+            throw GestureKitError("\(unknown) is not a class of the data", file: data.source, field: "calibration.events")
+        }
+        func key(_ user: String?, _ session: String?) -> String { (group == .user ? user : session) ?? "" }
+        let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
+        let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
+        let candidates = candidates()
+        var replays = [[ScoredReplay]](repeating: [], count: candidates.count)
+        var reference: Pipeline?
+        for (n, held) in folds.enumerated() {
+            let heldSet = Set(held)
+            var train = data
+            train.examples = data.examples.filter { !heldSet.contains(key($0.user, $0.session)) }
+            train.recordings = data.recordings.filter { !heldSet.contains(key($0.user, $0.session)) }
+            var bare = spec
+            bare.postprocessing = []
+            let pipeline = try Pipeline.train(bare, on: train)
+            reference = reference ?? pipeline
+            let sequences = Pipeline.decisionLabels(of: train, window: window, classes: pipeline.classes)
+            let heldRecordings = data.recordings.filter { heldSet.contains(key($0.user, $0.session)) }
+            let traces = try heldRecordings.map { try Evaluation.trace(pipeline, $0) }
+            for (i, c) in candidates.enumerated() {
+                var stages = c.stages
+                for s in stages.indices {
+                    if !sequences.isEmpty { try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count) }
+                    try stages[s].prepare(sampleRate: pipeline.sampleRate)
+                }
+                for (r, t) in zip(heldRecordings, traces) {
+                    replays[i].append(ScoredReplay(recording: r, trace: t, postprocessing: stages))
+                }
+            }
+            progress?("fold \(n + 1)/\(folds.count): trained on \(ids.count - held.count) \(group)s, replayed \(held.joined(separator: ","))")
+        }
+        let events = settings.events.map(Set.init)
+        let table = candidates.indices.map { i in
+            Row(name: candidates[i].name, report: Evaluation.score(replays[i], pipeline: reference!, classes: events))
+        }
+        let cap = settings.maxFalseActivationsPerMinute
+        let within = table.indices.filter { table[$0].report.falseActivationsPerMinute <= cap }
+        let chosen: Int
+        if within.isEmpty {
+            chosen = table.indices.min { table[$0].report.falseActivationsPerMinute < table[$1].report.falseActivationsPerMinute }!
+        } else {
+            chosen = within.max { a, b in
+                let (x, y) = (table[a].report, table[b].report)
+                if x.eventF1 != y.eventF1 { return x.eventF1 < y.eventF1 }
+                if x.decodedFrameAccuracy != y.decodedFrameAccuracy { return x.decodedFrameAccuracy < y.decodedFrameAccuracy }
+                return a > b
+            }!
+        }
+        var result = spec
+        result.postprocessing = candidates[chosen].stages
+        return Result(spec: result, table: table, chosen: chosen, groupedBy: group, folds: folds)
+    }
+}
