@@ -14,7 +14,8 @@ let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/d
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds,
                                            maxDuration: .seconds(5), maxIterations: 50)
-    Linalg.setThreadCount(1)
+    // One BLAS thread, as aeon runs in the peer script: OPENBLAS_NUM_THREADS=1 in the environment
+    // (the peer script sets it; OpenBLAS reads it when it loads, before any code here runs).
 
     if let d = try? Dataset.load(datasets + "/uwave/UWaveGestureLibrary_TRAIN.ts") {
         let series = d.examples.map(\.series)

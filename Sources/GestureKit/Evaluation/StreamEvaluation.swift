@@ -28,6 +28,9 @@ public struct StreamReport: Sendable, Codable, Hashable {
     public var trueSegments: Int
     /// Event-level scores per class (recall over that class's segments).
     public var perClass: [String: ClassEvents]
+    /// Frames by truth, then by the class the raw decisions named (`null` for none, rest included),
+    /// over the labelled frames: where the classifier's errors go.
+    public var frameConfusion: [String: [String: Int]]
 
     public struct ClassEvents: Sendable, Codable, Hashable {
         public var segments = 0
@@ -51,7 +54,7 @@ public struct StreamReport: Sendable, Codable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case frameAccuracy, decodedFrameAccuracy, eventPrecision, eventRecall, eventF1, falseActivationsPerMinute
-        case nullMinutes, medianLatencyMs, frames, events, trueSegments, perClass
+        case nullMinutes, medianLatencyMs, frames, events, trueSegments, perClass, frameConfusion
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -68,6 +71,7 @@ public struct StreamReport: Sendable, Codable, Hashable {
         try c.encode(events, forKey: .events)
         try c.encode(trueSegments, forKey: .trueSegments)
         try c.encode(perClass, forKey: .perClass)
+        try c.encode(frameConfusion, forKey: .frameConfusion)
     }
 }
 
@@ -135,6 +139,7 @@ extension Evaluation {
         var latencies: [Double] = []
         var per: [String: StreamReport.ClassEvents] = [:]
         for c in eventClasses { per[c] = .init() }
+        var confusion: [String: [String: Int]] = [:]
 
         for replay in replays {
             let rec = replay.recording
@@ -160,6 +165,7 @@ extension Evaluation {
                 if raw == truth[f] { correctFrames += 1 }
                 if decoded == truth[f] { correctDecoded += 1 }
                 if let t = truth[f] {
+                    confusion[t, default: [:]][raw ?? "null", default: 0] += 1
                     per[t, default: .init()].frames += 1
                     if raw == t { per[t]!.correctFrames += 1 }
                     if decoded == t { per[t]!.correctDecodedFrames += 1 }
@@ -215,6 +221,6 @@ extension Evaluation {
             falseActivationsPerMinute: nullMinutes > 0 ? Double(falseEvents) / nullMinutes : 0,
             nullMinutes: nullMinutes,
             medianLatencyMs: latencies.isEmpty ? nil : latencies[latencies.count / 2],
-            frames: frames, events: events, trueSegments: segmentsTotal, perClass: per)
+            frames: frames, events: events, trueSegments: segmentsTotal, perClass: per, frameConfusion: confusion)
     }
 }
