@@ -14,6 +14,10 @@
 // Separate multiplies and adds on every instruction set: a distance is bit-identical whichever
 // variant runs.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC ignores the standard pragma (and contracts by default): the same request in its own terms.
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 static const uint32_t infinityBits = 0x7f800000u;
 

@@ -41,9 +41,16 @@ ATTR static inline VF GK_CAT(min3, SUFFIX)(VF x, VF y, VF z) {
 #if LANES == 4 && defined(GK_X86)
     // Baseline x86-64 has no unsigned 32-bit minimum; minps is exact when nothing is NaN.
     return (VF)_mm_min_ps(_mm_min_ps((__m128)x, (__m128)y), (__m128)z);
-#else
+#elif defined(__has_builtin) && __has_builtin(__builtin_elementwise_min)
     VU u = __builtin_elementwise_min(__builtin_elementwise_min((VU)x, (VU)y), (VU)z);
     return (VF)u;
+#else
+    // GCC has no __builtin_elementwise_min: the same unsigned minimum through compare masks.
+    VU a = (VU)x, b = (VU)y, c = (VU)z;
+    VU lt = (VU)(a < b);
+    VU ab = (a & lt) | (b & ~lt);
+    lt = (VU)(ab < c);
+    return (VF)((ab & lt) | (c & ~lt));
 #endif
 }
 

@@ -7,6 +7,10 @@
 // No implicit contraction: every fused multiply-add is written out (GK_LSTM_FMA), so training is
 // bit-identical whichever clone runs.
 #pragma STDC FP_CONTRACT OFF
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC ignores the standard pragma (and contracts by default): the same request in its own terms.
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 // Swift compiles for baseline x86-64 (SSE2) and has no per-function target features, so the wide
 // kernels live here, cloned per instruction set and picked once at load time (ELF ifunc). The

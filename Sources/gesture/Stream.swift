@@ -51,14 +51,17 @@ struct Stream: ParsableCommand {
 
     func run() throws {
         try reportingErrors {
+            // Watch before loading and before saying so: a replacement from then on is seen (under
+            // load one slipped in between the message and the watcher's first look, and was missed).
+            let watcher = reload ? FileWatcher(path: pipeline, interval: .milliseconds(200)) : nil
             var live: SwappableRecognizer
             do { live = try SwappableRecognizer(try Pipeline.load(pipeline)) } catch let e as GestureKitError { throw e.inFile(pipeline) }
             let first = live.pipeline
             let reader = try FrameReader(try InputSpec(parsing: input), channelNames: first.channelNames, rate: rate)
             defer { reader.close() }
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
+            var session = Session(reload: watcher.map { Reloader(path: pipeline, mailbox: live.mailbox, watcher: $0) })
             printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(first.spec.classifier.kind), \(first.classes.count) classes, channels \(first.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
-            var session = Session(reload: reload ? Reloader(path: pipeline, mailbox: live.mailbox) : nil)
             let stop = StopFlag()
             let signalSources = stop.install()
             defer { signalSources.forEach { $0.cancel() } }
@@ -151,10 +154,10 @@ final class Reloader: @unchecked Sendable {
     let mailbox: SwappableRecognizer.Mailbox
     private var watcher: FileWatcher
 
-    init(path: String, mailbox: SwappableRecognizer.Mailbox) {
+    init(path: String, mailbox: SwappableRecognizer.Mailbox, watcher: FileWatcher) {
         self.path = path
         self.mailbox = mailbox
-        watcher = FileWatcher(path: path, interval: .milliseconds(200))
+        self.watcher = watcher
     }
 
     func poll() {

@@ -9,13 +9,27 @@ struct CLIResult {
 }
 
 enum CLI {
-    /// The `gesture` executable next to the test bundle in the build folder.
+    /// The `gesture` executable in the build folder these tests were built into. On Linux the
+    /// test binary is the main executable; on macOS the main executable is `xctest` or
+    /// `swiftpm-testing-helper` in the toolchain, so the search also starts from the image this
+    /// code was loaded from (the `.xctest` bundle's binary) and from loaded `.xctest` bundles.
     static var binary: URL {
-        var dir = Bundle.main.bundleURL
-        for _ in 0..<4 {
-            let candidate = dir.appendingPathComponent("gesture")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            dir = dir.deletingLastPathComponent()
+        var starts: [URL] = []
+        #if canImport(Darwin)
+        var info = Dl_info()
+        if dladdr(#dsohandle, &info) != 0, let name = info.dli_fname {
+            starts.append(URL(fileURLWithPath: String(cString: name)).deletingLastPathComponent())
+        }
+        starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        #endif
+        starts.append(Bundle.main.bundleURL)
+        for start in starts {
+            var dir = start
+            for _ in 0..<5 {  // .build/debug/X.xctest/Contents/MacOS on macOS
+                let candidate = dir.appendingPathComponent("gesture")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                dir = dir.deletingLastPathComponent()
+            }
         }
         let fromTests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

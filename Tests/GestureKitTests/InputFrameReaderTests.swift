@@ -162,3 +162,18 @@ func temporaryDirectory() throws -> URL {
         #expect(try r.next(timeout: 0) == nil)
     }
 }
+
+/// The select() wait Darwin uses for terminals, exercised here on a pipe (poll() and select()
+/// agree on pipes everywhere).
+@Suite struct SelectWaitTests {
+    @Test func answersLikePoll() throws {
+        let pipe = Pipe()
+        let fd = pipe.fileHandleForReading.fileDescriptor
+        #expect(selectReadable(fd, timeoutMs: 10) == 0)  // nothing written: timeout
+        pipe.fileHandleForWriting.write(Data("1 2\n".utf8))
+        #expect((selectReadable(fd, timeoutMs: 1000) ?? 0) > 0)
+        #expect((selectReadable(fd, timeoutMs: -1) ?? 0) > 0)  // no timeout, already readable
+        #expect(selectReadable(-1, timeoutMs: 0) == nil)
+        #expect(selectReadable(Int32(MemoryLayout<fd_set>.size * 8), timeoutMs: 0) == nil)
+    }
+}

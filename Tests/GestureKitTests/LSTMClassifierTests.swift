@@ -202,7 +202,7 @@ func lstmToyData(count: Int, classes: Int = 3, seed: UInt64, lengths: ClosedRang
     }
 
     @Test func progressReportsEachEpoch() throws {
-        let seen = Mutex<[LSTMEpochReport]>([])
+        let seen = Locked<[LSTMEpochReport]>([])
         var m = LSTMClassifier(hidden: 4, epochs: 3, patience: 10)
         let (x, y) = lstmToyData(count: 200, seed: 1, lengths: 5...8)
         try m.train(x, labels: y, classes: Self.classes, context: TrainingContext(progress: { p in
@@ -222,4 +222,3 @@ extension PackedFloats {
     }
 }
 
-import Synchronization

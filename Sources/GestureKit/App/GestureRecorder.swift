@@ -13,7 +13,9 @@ import Foundation
 
 /// ```
 public struct GestureRecorder: Sendable {
+    /// The channel names, in the order each pushed frame gives its values.
     public let channelNames: [String]
+    /// Frames per second, when known (filters given in Hz need it).
     public let sampleRate: Double?
     /// The label given to frames pushed from now on; `nil` records ``rest``.
     public var label: String?
@@ -24,6 +26,12 @@ public struct GestureRecorder: Sendable {
     private var values: [Float] = []
     private var labels: [String?] = []
 
+    /// A recorder for frames of `channelNames`.
+    /// - Parameters:
+    ///   - channelNames: one name per value of a frame.
+    ///   - sampleRate: frames per second of the sensor, when known.
+    ///   - rest: the class recorded while no label is set (`nil`: unlabelled).
+    ///   - session: the name of this recording in the CSV's `session` column.
     public init(channelNames: [String], sampleRate: Double? = nil, rest: String? = "rest", session: String = "app") {
         self.channelNames = channelNames
         self.rest = rest
@@ -31,6 +39,7 @@ public struct GestureRecorder: Sendable {
         self.session = session
     }
 
+    /// Frames recorded so far.
     public var frameCount: Int { labels.count }
 
     /// Appends one frame under the current ``label``.

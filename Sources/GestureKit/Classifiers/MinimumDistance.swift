@@ -17,9 +17,13 @@
 /// - Complexity: `train` O(n d); `predict` O(classCount * d) plus one score array.
 public struct MinimumDistance: VectorClassifier {
     public static let kind = "centroid"
+    /// The class names, in index order.
     public private(set) var classes: [String] = []
+    /// Feature vector length.
     public private(set) var dimension = 0
+    /// Class means, row-major (classes x dimension).
     public private(set) var centroids = PackedFloats([])
+    /// Per-class null-rejection thresholds.
     public private(set) var rejection: NullRejection
 
     /// Multiplier of the standard deviation in the rejection threshold; nil switches rejection off.
@@ -28,6 +32,7 @@ public struct MinimumDistance: VectorClassifier {
         set { rejection.k = newValue }
     }
 
+    /// A nearest-centroid classifier; `nullRejection` is the multiplier k (`nil`: off).
     public init(nullRejection: Float? = nil) {
         rejection = NullRejection(k: nullRejection, classCount: 0)
     }
@@ -55,7 +60,9 @@ public struct MinimumDistance: VectorClassifier {
         try c.encode(rejection.stds, forKey: .distanceStds)
     }
 
+    /// Whether the model has centroids.
     public var isTrained: Bool { !classes.isEmpty }
+    /// Classes of the trained model (0 before training).
     public var classCount: Int { classes.count }
 
     public func validate() throws {

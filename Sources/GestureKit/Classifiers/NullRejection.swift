@@ -6,9 +6,12 @@
 public struct NullRejection: Sendable, Hashable, Codable {
     /// Multiplier of the standard deviation; `nil` switches rejection off.
     public var k: Float?
+    /// Mean training distance per class.
     public var means: PackedFloats
+    /// Standard deviation of the training distances per class.
     public var stds: PackedFloats
 
+    /// Thresholds for `classCount` classes, not yet fitted; `k` `nil` = off.
     public init(k: Float?, classCount: Int) {
         self.k = k
         means = PackedFloats([Float](repeating: 0, count: classCount))
@@ -44,6 +47,7 @@ public struct NullRejection: Sendable, Hashable, Codable {
         return distance > means.values[c] + k * stds.values[c]
     }
 
+    /// Throws unless there is one finite mean and standard deviation per class.
     public func validate(classCount: Int) throws {
         try means.check("nullRejection.means", count: classCount)
         try stds.check("nullRejection.stds", count: classCount)

@@ -1,10 +1,13 @@
 /// Labelled examples with their ordered class names, channel names and, when they came from
 /// continuous recordings, those recordings.
 public struct Dataset: Sendable {
+    /// The labelled (or unlabelled) examples.
     public var examples: [Example]
     /// Class names in a fixed order; classifier outputs index into this array.
     public var classes: [String]
+    /// Channel names, the same for every example.
     public var channelNames: [String]
+    /// Frames per second, when the source records it.
     public var sampleRate: Double?
     /// The continuous recordings the examples were cut from, when the source was continuous
     /// (CSV sessions, GRT continuous files, HAPT streams). Empty for per-example formats.
@@ -12,6 +15,7 @@ public struct Dataset: Sendable {
     /// Where the data came from (a file or folder name), for messages.
     public var source: String?
 
+    /// A dataset of `examples`; classes default to the labels in order of first appearance, channel names to the first example's.
     public init(examples: [Example], classes: [String]? = nil, channelNames: [String]? = nil,
                 sampleRate: Double? = nil, recordings: [Recording] = [], source: String? = nil) {
         self.examples = examples
@@ -29,6 +33,7 @@ public struct Dataset: Sendable {
         return labels.filter { seen.insert($0).inserted }
     }
 
+    /// Values per frame.
     public var channelCount: Int { channelNames.count }
 
     /// Examples per class, in class order.
@@ -38,7 +43,9 @@ public struct Dataset: Sendable {
         return classes.map { ($0, counts[$0] ?? 0) }
     }
 
+    /// Distinct sessions named by the examples, in order of first appearance.
     public var sessions: [String] { Dataset.classOrder(examples.compactMap(\.session)) }
+    /// Distinct users named by the examples, in order of first appearance.
     public var users: [String] { Dataset.classOrder(examples.compactMap(\.user)) }
 
     /// Index of each example's label in ``classes`` (`nil` for null examples or unknown labels).

@@ -1,11 +1,15 @@
 /// A labelled series: one gesture or one window of an activity.
 public struct Example: Sendable, Hashable {
+    /// The frames.
     public var series: TimeSeries
     /// Class name; `nil` marks a null (unlabelled) example, used only when evaluating rejection.
     public var label: String?
+    /// The recording session it came from, when known.
     public var session: String?
+    /// The person who performed it, when known.
     public var user: String?
 
+    /// An example of `label` (`nil`: unlabelled).
     public init(series: TimeSeries, label: String?, session: String? = nil, user: String? = nil) {
         self.series = series
         self.label = label
@@ -16,11 +20,16 @@ public struct Example: Sendable, Hashable {
 
 /// A continuous recording with one label per frame (`nil` = unlabelled, the null class).
 public struct Recording: Sendable, Hashable {
+    /// The frames.
     public var series: TimeSeries
+    /// One label per frame, `nil` for unlabelled frames.
     public var labels: [String?]
+    /// The session name, when known.
     public var session: String?
+    /// The person recorded, when known.
     public var user: String?
 
+    /// A recording; `labels` has one entry per frame of `series`.
     public init(series: TimeSeries, labels: [String?], session: String? = nil, user: String? = nil) {
         precondition(labels.count == series.frameCount, "Recording: \(labels.count) labels for \(series.frameCount) frames")
         self.series = series
@@ -31,8 +40,11 @@ public struct Recording: Sendable, Hashable {
 
     /// A maximal run of frames sharing one label.
     public struct Segment: Sendable, Hashable {
+        /// The run's label, `nil` for unlabelled.
         public var label: String?
+        /// The run's frames.
         public var range: Range<Int>
+        /// A run of `label` over `range`.
         public init(label: String?, range: Range<Int>) {
             self.label = label
             self.range = range

@@ -3,11 +3,16 @@
 /// Its ``description`` is the one-line form the CLI prints after `error: `, e.g.
 /// `walk.csv:12: accelX: expected a number, found "abc"`.
 public struct GestureKitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file at fault, when there is one.
     public var file: String?
+    /// The 1-based line, when known.
     public var line: Int?
+    /// The field or column at fault, when known.
     public var field: String?
+    /// What is wrong, in words a user can act on.
     public var message: String
 
+    /// An error saying `message` about `file`, `line` and `field` when given.
     public init(_ message: String, file: String? = nil, line: Int? = nil, field: String? = nil) {
         self.message = message
         self.file = file

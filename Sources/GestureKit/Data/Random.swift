@@ -1,8 +1,10 @@
 /// A small, fast, seedable generator (SplitMix64) so that training, shuffling and splits are
 /// reproducible on every platform from the same seed.
 public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable, Codable {
+    /// The generator's state; the same state gives the same sequence.
     public var state: UInt64
 
+    /// A generator starting from `seed`.
     public init(seed: UInt64) { state = seed }
 
     public mutating func next() -> UInt64 {
@@ -27,6 +29,8 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable, Hashable, Codabl
 
 #if canImport(Darwin)
 import Darwin
+#elseif canImport(Musl)
+import Musl
 #else
 import Glibc
 #endif

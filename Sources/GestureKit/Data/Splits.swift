@@ -3,12 +3,15 @@
 /// Grouped splits keep every example of a session (or user) on one side, so that nothing recorded
 /// together leaks between training and testing.
 public struct Split: Sendable, Hashable {
+    /// Indices of the training examples.
     public var train: [Int]
+    /// Indices of the held-out examples.
     public var test: [Int]
 }
 
 /// What keeps examples together in a grouped split.
 public enum GroupBy: String, Sendable, Codable, CaseIterable {
+    /// Group by the examples' session, or by their user.
     case session, user
 }
 

@@ -3,12 +3,14 @@
 public struct TimeSeries: Sendable, Hashable, Codable {
     /// Row-major values, `frameCount * channelCount` of them.
     public var values: [Float]
+    /// Values per frame.
     public let channelCount: Int
     /// One name per channel (may be generated, e.g. `ch0`).
     public var channelNames: [String]
     /// Samples per second, when known.
     public var sampleRate: Double?
 
+    /// A series of `values.count / channelCount` frames, row-major; channel names default to `ch0`, `ch1`, ...
     public init(values: [Float], channelCount: Int, channelNames: [String]? = nil, sampleRate: Double? = nil) {
         precondition(channelCount > 0, "TimeSeries: channelCount must be positive")
         precondition(values.count % channelCount == 0, "TimeSeries: \(values.count) values for \(channelCount) channels")
@@ -43,11 +45,16 @@ public struct TimeSeries: Sendable, Hashable, Codable {
         self.init(values: v, channelCount: c, channelNames: channelNames, sampleRate: sampleRate)
     }
 
+    /// `ch0`, `ch1`, ... for `count` channels.
     public static func defaultNames(_ count: Int) -> [String] { (0..<count).map { "ch\($0)" } }
 
+    /// Frames in the series.
     public var frameCount: Int { values.count / channelCount }
+    /// Whether the series has no frame.
     public var isEmpty: Bool { values.isEmpty }
 
+    /// The value of `channel` at `frame`.
+    /// - Complexity: O(1).
     public subscript(frame: Int, channel: Int) -> Float {
         get { values[frame * channelCount + channel] }
         set { values[frame * channelCount + channel] = newValue }

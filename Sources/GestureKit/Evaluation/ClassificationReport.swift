@@ -11,25 +11,38 @@ public struct ClassificationReport: Sendable, Codable, Hashable {
     public var rejected: Double
     /// `confusion.matrix[truth][predicted]` counts, in ``labels`` order.
     public var confusion: Confusion
+    /// Precision, recall and F1 per class name (the null label included).
     public var perClass: [String: ClassScores]
+    /// Examples the report counts.
     public var examples: Int
 
+    /// A confusion matrix: `matrix[truth][predicted]` counts, rows and columns in `labels` order.
     public struct Confusion: Sendable, Codable, Hashable {
+        /// Row and column labels.
         public var labels: [String]
+        /// Counts, `matrix[truth][predicted]`.
         public var matrix: [[Int]]
     }
 
+    /// One class's scores against the truth.
     public struct ClassScores: Sendable, Codable, Hashable {
+        /// Of the examples predicted as this class, the fraction that are.
         public var precision: Double
+        /// Of the examples of this class, the fraction predicted as it.
         public var recall: Double
+        /// Harmonic mean of precision and recall (0 when both are 0).
         public var f1: Double
+        /// Examples of this class in the truth.
         public var support: Int
     }
 
+    /// The label under which null (rejected or rest) predictions and truths are counted.
     public static let nullLabel = "null"
 
     /// - Parameters:
     ///   - classes: the class names that may appear (others are an error of the caller).
+    ///   - truths: the true label of each example, `nil` for null.
+    ///   - predictions: the predicted label of each example, `nil` for null (rejected or rest).
     public init(classes: [String], truths: [String?], predictions: [String?]) {
         precondition(truths.count == predictions.count)
         let labels = classes + [Self.nullLabel]

@@ -19,7 +19,15 @@ public enum Evaluation {
 
     /// k-fold cross-validation: trains `spec` on k-1 folds and predicts the held-out fold, k times,
     /// folds in parallel; the report pools every held-out prediction.
-    /// - Parameter groupBy: keep whole sessions or users on one side of each split.
+    /// - Parameters:
+    ///   - spec: what to train in each fold.
+    ///   - data: the examples to split.
+    ///   - k: the number of folds.
+    ///   - groupBy: keep whole sessions or users on one side of each split.
+    ///   - seed: shuffles the folds.
+    ///   - parallel: train the folds concurrently.
+    ///   - isCancelled: polled between and inside folds; true stops with `CancellationError`.
+    /// - Complexity: k trainings plus a prediction per example.
     public static func crossValidate(_ spec: PipelineSpec, on data: Dataset, folds k: Int, groupBy: GroupBy? = nil,
                                      seed: UInt64 = 0, parallel: Bool = true,
                                      isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> ClassificationReport {

@@ -10,9 +10,13 @@ public enum StillFrames: String, Sendable, Codable, CaseIterable {
 
 /// How a pipeline spotted held-out isolated gestures streamed with still stretches between them.
 public struct SpottingReplayReport: Sendable, Codable, Hashable {
+    /// One replay: one seed's held-out gestures streamed with one kind of still frames.
     public struct Partition: Sendable, Codable, Hashable {
+        /// Seed of the held-out choice and of the shuffled order.
         public var seed: UInt64
+        /// What filled the stretches between gestures.
         public var still: StillFrames
+        /// Gestures streamed.
         public var gestures = 0
         /// Reported exactly once, with the right label.
         public var correct = 0
@@ -29,16 +33,26 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
     }
 
+    /// Each replay, in seed order.
     public var partitions: [Partition]
+    /// Examples per class held out and streamed in each partition.
     public var holdout: Int
+    /// Still frames before, between and after the gestures.
     public var gap: Int
 
+    /// Partitions in which every gesture was reported once, rightly, and nothing else.
     public var perfectPartitions: Int { partitions.filter(\.perfect).count }
+    /// Gestures streamed, over all partitions.
     public var gestures: Int { partitions.reduce(0) { $0 + $1.gestures } }
+    /// Gestures reported once with the right label, over all partitions.
     public var correct: Int { partitions.reduce(0) { $0 + $1.correct } }
+    /// Gestures no detection overlapped, over all partitions.
     public var missed: Int { partitions.reduce(0) { $0 + $1.missed } }
+    /// Gestures first reported as another class, over all partitions.
     public var wrongLabel: Int { partitions.reduce(0) { $0 + $1.wrongLabel } }
+    /// Extra detections on one gesture, over all partitions.
     public var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
+    /// Detections during stillness, over all partitions.
     public var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
 
     /// One line per partition and a total, for the CLI.
@@ -68,7 +82,7 @@ extension Evaluation {
     /// Partition `p` uses seed `seed + p` for both the split and the order.
     /// - Throws: when the data has no labelled examples, a class has no more than `holdout`
     ///   examples, or the trained pipeline cannot decide live.
-    /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)`` per streamed frame.
+    /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)-([Float])`` per streamed frame.
     public static func spottingReplay(_ spec: PipelineSpec, on data: Dataset, holdout: Int = 3, partitions: Int = 5,
                                       gap: Int = 200, seed: UInt64 = 0, still: [StillFrames] = [.last]) throws -> SpottingReplayReport {
         guard holdout >= 1, partitions >= 1, gap >= 0 else {

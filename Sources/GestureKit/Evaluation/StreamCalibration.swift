@@ -18,11 +18,16 @@ import Foundation
 /// - Complexity: `folds` trainings and one replay of every recording, plus, per candidate, one pass
 ///   of its post-processing over the decisions (O(decisions * classes^2) at most).
 public enum StreamCalibration {
+    /// What to calibrate on: the spec's `calibration` key.
     public struct Settings: Sendable, Hashable, Codable {
+        /// Groups of users (or sessions) the recordings are dealt into; each is held out once.
         public var folds: Int
+        /// The cap on false activations per minute of null time a candidate must keep.
         public var maxFalseActivationsPerMinute: Double
+        /// Classes whose segments count as events; `nil` for every class but the rest class.
         public var events: [String]?
 
+        /// Settings with the spec's defaults.
         public init(folds: Int = 3, maxFalseActivationsPerMinute: Double = 0.3, events: [String]? = nil) {
             self.folds = folds
             self.maxFalseActivationsPerMinute = maxFalseActivationsPerMinute
@@ -31,6 +36,7 @@ public enum StreamCalibration {
 
         enum CodingKeys: String, CodingKey { case folds, maxFalseActivationsPerMinute, events }
 
+        /// Reads the `calibration` key, refusing unknown keys and out-of-range values.
         public init(from decoder: Decoder) throws {
             let all = try decoder.container(keyedBy: AnyKey.self)
             if let unknown = all.allKeys.first(where: { CodingKeys(stringValue: $0.stringValue) == nil }) {
@@ -44,6 +50,7 @@ public enum StreamCalibration {
             try validate()
         }
 
+        /// Throws when a setting is out of range, naming it.
         public func validate() throws {
             if folds < 2 { throw GestureKitError("must be at least 2, found \(folds)", field: "calibration.folds") }
             if !(maxFalseActivationsPerMinute >= 0) {
@@ -62,16 +69,23 @@ public enum StreamCalibration {
 
     /// One candidate's pooled figures over the held-out folds.
     public struct Row: Sendable, Hashable {
+        /// The candidate, e.g. `hmm stay 0.9, threshold 0.5`.
         public var name: String
+        /// Its replay scores pooled over the held-out folds.
         public var report: StreamReport
     }
 
+    /// The choice and the table it was made from.
     public struct Result: Sendable {
         /// The spec with the chosen post-processing (untrained).
         public var spec: PipelineSpec
+        /// Every candidate, in ``StreamCalibration/candidates()`` order.
         public var table: [Row]
+        /// Index of the winner in `table`.
         public var chosen: Int
+        /// Whether the folds hold users or sessions.
         public var groupedBy: GroupBy
+        /// The user or session names held out in each fold.
         public var folds: [[String]]
     }
 
@@ -115,6 +129,8 @@ public enum StreamCalibration {
 
     /// Chooses the post-processing of `spec` for `data` (see the type's description).
     /// - Parameter progress: receives each fold as it is trained and replayed.
+    /// - Throws: when the spec is not windowed, the data has no continuous recordings or too few
+    ///   users or sessions for the folds, or an event class is not a class of the data.
     public static func calibrate(_ spec: PipelineSpec, on data: Dataset, settings: Settings,
                                  progress: (@Sendable (String) -> Void)? = nil) throws -> Result {
         try settings.validate()

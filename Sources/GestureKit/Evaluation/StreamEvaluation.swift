@@ -13,18 +13,27 @@
 /// - Latency: for each matched segment, time from its first frame to the end frame of the first
 ///   detection that matched it (median over segments).
 public struct StreamReport: Sendable, Codable, Hashable {
+    /// Fraction of frames whose raw decision (or null) equals the truth.
     public var frameAccuracy: Double
+    /// Fraction of frames whose post-processed decision (or null) equals the truth.
     public var decodedFrameAccuracy: Double
+    /// Fraction of events that overlapped a true segment of their class.
     public var eventPrecision: Double
+    /// Fraction of true segments that an event of their class overlapped.
     public var eventRecall: Double
+    /// Harmonic mean of event precision and recall.
     public var eventF1: Double
+    /// Events reported during rest or unlabelled time, per minute of it.
     public var falseActivationsPerMinute: Double
     /// Minutes of null truth (unlabelled or rest) the false activations are counted over.
     public var nullMinutes: Double
     /// `nil` when no segment was detected or the sample rate is unknown.
     public var medianLatencyMs: Double?
+    /// Frames replayed.
     public var frames: Int
+    /// Events reported (label changes to a non-null class).
     public var events: Int
+    /// Labelled segments in the truth.
     public var trueSegments: Int
     /// Event-level scores per class (recall over that class's segments).
     public var perClass: [String: ClassEvents]
@@ -32,13 +41,19 @@ public struct StreamReport: Sendable, Codable, Hashable {
     /// over the labelled frames: where the classifier's errors go.
     public var frameConfusion: [String: [String: Int]]
 
+    /// Event and frame counts of one class in a stream replay.
     public struct ClassEvents: Sendable, Codable, Hashable {
+        /// True segments of this class.
         public var segments = 0
+        /// Segments that some event of this class overlapped.
         public var detected = 0
+        /// Events reported as this class.
         public var events = 0
+        /// Events of this class that overlapped a segment of it.
         public var correctEvents = 0
         /// Frames of this class in the truth, and how many of them the classifier named right.
         public var frames = 0
+        /// Frames of this class the classifier named right.
         public var correctFrames = 0
         /// Frames of this class the post-processed output named right.
         public var correctDecodedFrames = 0
@@ -97,9 +112,12 @@ struct ScoredReplay {
 
 extension Evaluation {
     /// Replays each recording through a fresh recogniser and scores frames and events.
-    /// - Parameter classes: the classes whose segments count as events (default: all the pipeline
+    /// - Parameters:
+    ///   - pipeline: the trained pipeline to replay.
+    ///   - recordings: continuous recordings with per-frame labels, the truth.
+    ///   - classes: the classes whose segments count as events (default: all the pipeline
     ///   reports, i.e. every class but the rest class).
-    /// - Complexity: one ``Recognizer/push(_:)`` per frame.
+    /// - Complexity: one ``Recognizer/push(_:)-([Float])`` per frame.
     public static func evaluateStream(_ pipeline: Pipeline, on recordings: [Recording], classes: Set<String>? = nil) throws -> StreamReport {
         let replays = try recordings.map {
             ScoredReplay(recording: $0, trace: try trace(pipeline, $0), postprocessing: pipeline.spec.postprocessing)

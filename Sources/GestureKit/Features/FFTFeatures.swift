@@ -23,15 +23,29 @@ import Foundation
 ///   (about 4.5 N + L Doubles) comes from `withUnsafeTemporaryAllocation`: on the stack when small,
 ///   otherwise one heap allocation per window (measured: 1 malloc for a 128-frame window on Linux).
 public struct FFTFeatures: FeatureExtractor {
-    public enum WindowFunction: String, Sendable, Codable, CaseIterable { case none, hann, hamming }
+    /// The taper applied to a window before its FFT: none, Hann or Hamming.
+    public enum WindowFunction: String, Sendable, Codable, CaseIterable {
+        /// No taper (a rectangular window).
+        case none
+        /// Periodic Hann window.
+        case hann
+        /// Periodic Hamming window.
+        case hamming
+    }
 
     public static let kind = "fft"
+    /// Equal-width frequency bands whose energies are features.
     public var bands: Int
+    /// The taper applied before the FFT.
     public var windowFunction: WindowFunction
+    /// Subtract each channel's window mean before the FFT.
     public var removeMean: Bool
+    /// Frames per second, for the dominant frequency in Hz (in cycles per frame without it).
     public private(set) var sampleRate: Double?
+    /// Input channel names, for the feature names.
     public private(set) var channelNames: [String]?
 
+    /// An FFT extractor; every parameter is the property of the same name.
     public init(bands: Int = 4, windowFunction: WindowFunction = .hann, removeMean: Bool = true,
                 sampleRate: Double? = nil, channelNames: [String]? = nil) {
         self.bands = bands

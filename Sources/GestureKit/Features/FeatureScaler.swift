@@ -8,13 +8,17 @@
 public struct FeatureScaler: FeatureTransform {
     public static let kind = "scale"
     var parameters: ScalingParameters
+    /// Z-score or min-max.
     public var method: ScalingMethod {
         get { parameters.method }
         set { parameters.method = newValue }
     }
+    /// Subtracted from each feature (learned; `nil` before fitting).
     public var offsets: PackedFloats? { parameters.offsets }
+    /// Each feature is multiplied by this after the offset (learned).
     public var scales: PackedFloats? { parameters.scales }
 
+    /// An unfitted scaler.
     public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
     public init(from decoder: Decoder) throws { parameters = try ScalingParameters(from: decoder) }
     public func encode(to encoder: Encoder) throws { try parameters.encode(to: encoder) }

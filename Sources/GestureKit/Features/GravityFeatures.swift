@@ -41,15 +41,21 @@ public enum GravityFeature: String, Sendable, Codable, CaseIterable {
 public struct GravityFeatures: FeatureExtractor {
     public static let kind = "gravity"
 
+    /// Channel indices of the accelerometer's x, y and z.
     public var accelerometer: [Int]
+    /// Channel indices of the gyroscope's x, y and z (empty: none).
     public var gyroscope: [Int]
+    /// The features computed, in output order.
     public var features: [GravityFeature]
+    /// Input channel names, when known.
     public private(set) var channelNames: [String]?
 
+    /// Every feature, without the gyroscope ones when there is no gyroscope.
     public static func defaultFeatures(gyroscope: Bool) -> [GravityFeature] {
         GravityFeature.allCases.filter { gyroscope || !$0.needsGyroscope }
     }
 
+    /// A gravity extractor; `features` defaults to ``defaultFeatures(gyroscope:)``.
     public init(accelerometer: [Int] = [0, 1, 2], gyroscope: [Int] = [], features: [GravityFeature]? = nil,
                 channelNames: [String]? = nil) {
         self.accelerometer = accelerometer

@@ -24,12 +24,14 @@ import Foundation
 ///   features about 1.5 M operations, vectorised. `fit` adds one convolution and a sort per bias block.
 public struct MiniRocket: FeatureExtractor {
     public static let kind = "miniRocket"
+    /// MiniRocket's fixed kernels per dilation.
     public static let kernelCount = 84
 
     /// Requested number of features; the result is the nearest multiple of 84 below it.
     public var requestedFeatures: Int
     /// At most this many dilations per kernel (the reference's `max_dilations_per_kernel`).
     public var maxDilations: Int
+    /// Seeds the channel combinations and bias quantiles: the same seed gives the same features.
     public var seed: UInt64
     package internal(set) var model: Model?
 
@@ -47,6 +49,7 @@ public struct MiniRocket: FeatureExtractor {
         var maxDilation: Int { Int(dilations.max() ?? 1) }
     }
 
+    /// An unfitted MiniRocket of about `features` features.
     public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0) {
         requestedFeatures = features
         self.maxDilations = maxDilations

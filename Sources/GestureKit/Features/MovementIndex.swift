@@ -8,8 +8,10 @@
 /// - Complexity: O(frames * channels), two passes, no allocation.
 public struct MovementIndex: FeatureExtractor {
     public static let kind = "movementIndex"
+    /// Input channel names, for the feature names.
     public private(set) var channelNames: [String]?
 
+    /// A movement-index extractor.
     public init(channelNames: [String]? = nil) { self.channelNames = channelNames }
 
     enum CodingKeys: String, CodingKey { case channelNames }

@@ -1,5 +1,5 @@
 /// Principal component analysis of feature vectors: projects onto the top eigenvectors of the
-/// training covariance (LAPACK `ssyevd` through ``Linalg/symmetricEigen(_:)``).
+/// training covariance (LAPACK `ssyevd` through `Linalg.symmetricEigen`).
 ///
 /// `y = B (x - mean)`, with B's rows the unit principal axes, largest variance first. Each axis's
 /// sign is fixed so that its largest-magnitude entry is positive (eigenvectors are only defined up
@@ -13,13 +13,19 @@
 /// - Complexity: `fit` O(n d^2 + d^3) for n vectors of d features; `transform` O(k d), no allocation.
 public struct PCA: FeatureTransform {
     public static let kind = "pca"
+    /// Components to keep, when fixed.
     public var components: Int?
+    /// Keep the fewest components explaining this fraction of the variance.
     public var varianceFraction: Double?
+    /// The training mean (learned).
     public private(set) var mean: PackedFloats?
+    /// The principal axes, row-major (components x inputs; learned).
     public private(set) var basis: PackedFloats?
+    /// Variance along each kept axis (learned).
     public private(set) var explainedVariance: PackedFloats?
     private var fittedInputs: Int?
 
+    /// An unfitted PCA keeping `components`, or enough for `varianceFraction` (0.95 when neither is given).
     public init(components: Int? = nil, varianceFraction: Double? = nil) {
         self.components = components
         self.varianceFraction = varianceFraction

@@ -4,6 +4,7 @@ public enum TimeDomainFeature: String, Sendable, Codable, CaseIterable {
     case mean
     /// Population standard deviation, `sqrt(sum (x - mean)^2 / N)`.
     case std
+    /// Smallest and largest value.
     case min, max
     /// `max - min`.
     case range
@@ -34,11 +35,15 @@ public enum TimeDomainFeature: String, Sendable, Codable, CaseIterable {
 /// - Complexity: O(frames * channels), two passes, Double accumulation, no allocation.
 public struct TimeDomainFeatures: FeatureExtractor {
     public static let kind = "timeDomain"
+    /// mean, std, min, max, rms.
     public static let defaultFeatures: [TimeDomainFeature] = [.mean, .std, .min, .max, .rms]
 
+    /// The statistics computed per channel, in output order.
     public var features: [TimeDomainFeature]
+    /// Input channel names, for the feature names.
     public private(set) var channelNames: [String]?
 
+    /// A time-domain extractor.
     public init(features: [TimeDomainFeature] = TimeDomainFeatures.defaultFeatures, channelNames: [String]? = nil) {
         self.features = features
         self.channelNames = channelNames

@@ -13,7 +13,7 @@ import Foundation
 /// user ids are the file-name prefixes before the first `-` (`anna-01.csv` -> `anna`).
 ///
 /// Parsing works on bytes: cells are never turned into `String`s except labels and session ids,
-/// which are made once per change, and numbers use ``DecimalParsing``.
+/// which are made once per change, and numbers use `DecimalParsing`.
 public enum CSVFormat {
     static let labelNames = ["label", "activity", "class"]
     static let sessionNames = ["session", "sessionid", "session_id"]

@@ -19,6 +19,7 @@ public struct DatasetLoadOptions: Sendable, Hashable {
     /// given to every example and recording. `nil` keeps what the file says (HAPT: 50), if anything.
     public var sampleRate: Double?
 
+    /// Options; every parameter is the property of the same name.
     public init(labelColumn: String? = nil, sessionColumn: String? = nil, channels: [String]? = nil,
                 columns: [String]? = nil, cut: Dataset.Cut = .segments, sampleRate: Double? = nil) {
         self.labelColumn = labelColumn

@@ -1,18 +1,28 @@
 /// What `gesture info` reports about a dataset: counts, classes, channels, lengths.
 public struct DatasetSummary: Sendable, Hashable, Codable {
+    /// Frames per example: shortest, median, longest.
     public struct Lengths: Sendable, Hashable, Codable {
+        /// Shortest example.
         public var min: Int
+        /// Median example length.
         public var median: Double
+        /// Longest example.
         public var max: Int
     }
 
+    /// A class name and how many examples it has.
     public struct ClassCount: Sendable, Hashable, Codable {
+        /// The class name.
         public var name: String
+        /// Examples of the class.
         public var count: Int
     }
 
+    /// The file format read (`csv`, `grt`, `ts`, `hapt`), when known.
     public var format: String?
+    /// The path read.
     public var source: String?
+    /// Examples in the dataset.
     public var examples: Int
     /// Examples per class name (JSON object name -> count).
     public var classes: [String: Int]
@@ -20,16 +30,23 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
     public var classOrder: [ClassCount]
     /// Examples without a label (null).
     public var nullExamples: Int
+    /// Channels per frame.
     public var channels: Int
+    /// Channel names in frame order.
     public var channelNames: [String]
     /// Frames per example, `nil` without examples.
     public var length: Lengths?
+    /// Distinct sessions named by the examples.
     public var sessions: Int
+    /// Distinct users named by the examples.
     public var users: Int
+    /// Frames per second, when the format records it.
     public var sampleRate: Double?
+    /// Continuous recordings the examples were cut from.
     public var recordings: Int
     /// Frames in all recordings, and how many of them are unlabelled.
     public var recordingFrames: Int
+    /// Frames of continuous recordings with no label.
     public var unlabelledFrames: Int
 
     enum CodingKeys: String, CodingKey {

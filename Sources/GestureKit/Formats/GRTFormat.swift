@@ -12,8 +12,11 @@ import Foundation
 /// Files are read as GRT does, as a stream of white-space separated tokens (`InfoText:` runs to
 /// `NumDimensions:`), and every declared count is checked against the data.
 public enum GRTFormat {
+    /// The first line of a GRT labelled classification file.
     public static let classificationHeader = "GRT_LABELLED_CLASSIFICATION_DATA_FILE_V1.0"
+    /// The first line of a GRT labelled time-series file.
     public static let timeSeriesHeader = "GRT_LABELLED_TIME_SERIES_CLASSIFICATION_DATA_FILE_V1.0"
+    /// The first line of a GRT continuous labelled stream.
     public static let continuousHeader = "GRT_LABELLED_CONTINUOUS_TIME_SERIES_CLASSIFICATION_FILE_V1.0"
     static let timeSeriesMarker = "************TIME_SERIES************"
     /// An `InfoText` entry GestureKit writes so class names survive formats whose class table has

@@ -8,7 +8,9 @@ import Foundation
 /// Each experiment becomes one ``Recording`` with channels `accX accY accZ gyroX gyroY gyroZ`,
 /// sample rate 50, session `expXX`, user `userYY`; samples outside every labelled range are null.
 public enum HAPTFormat {
+    /// Accelerometer (g) then gyroscope (rad/s), x y z each.
     public static let channelNames = ["accX", "accY", "accZ", "gyroX", "gyroY", "gyroZ"]
+    /// HAPT's sample rate, in Hz.
     public static let sampleRate = 50.0
 
     /// Whether a folder listing looks like HAPT RawData.

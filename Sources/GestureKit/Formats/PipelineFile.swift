@@ -8,7 +8,9 @@ import Foundation
 /// last member of the document), so a flipped byte anywhere in the content is caught, not silently
 /// used, and a later release that encodes some value differently still reads older files.
 extension Pipeline: Codable {
+    /// The `format` every pipeline file names.
     public static let fileFormat = "gesturekit.pipeline"
+    /// The newest `version` this library reads and the one it writes.
     public static let fileVersion = 1
 
     enum CodingKeys: String, CodingKey {

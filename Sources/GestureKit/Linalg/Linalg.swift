@@ -169,7 +169,9 @@ private final class BLASThreads: @unchecked Sendable {
 
 /// A LAPACK routine reported a failure that depends on the data.
 public enum LinalgError: Error, Equatable, CustomStringConvertible {
+    /// A Cholesky factorisation found the matrix not positive definite (at this leading minor).
     case notPositiveDefinite(order: Int)
+    /// A LAPACK routine returned a nonzero `info`.
     case lapack(routine: String, info: Int)
 
     public var description: String {

@@ -1,5 +1,6 @@
 /// A setting a user can give a classifier from the command line, whatever the spec says.
 public enum ClassifierSetting: String, CaseIterable, Sendable, Hashable {
+    /// The settings, one per command-line flag (see ``flag``).
     case nullRejection, hidden, layers, epochs, batch, learningRate, seed
 
     /// The command-line flag that sets it.
@@ -13,18 +14,25 @@ public enum ClassifierSetting: String, CaseIterable, Sendable, Hashable {
 }
 
 /// Typed command-line overrides of a classifier's settings. Each classifier declares the settings
-/// it has (``SequenceClassifier/settings``); giving one it does not have is an error that says so,
+/// it has (``Classifier/settings``); giving one it does not have is an error that says so,
 /// never silently ignored.
 public struct ClassifierSettings: Sendable, Hashable {
     /// Null rejection: reject matches farther than mean + K * std of the class's training distances.
     public var nullRejection: Float?
+    /// LSTM units per layer.
     public var hidden: Int?
+    /// LSTM layers.
     public var layers: Int?
+    /// LSTM training epochs.
     public var epochs: Int?
+    /// LSTM mini-batch size.
     public var batch: Int?
+    /// LSTM learning rate.
     public var learningRate: Float?
+    /// Seed of the classifier's randomness (kNN folds, LSTM weights and batches).
     public var seed: UInt64?
 
+    /// Settings; `nil` leaves the spec's value.
     public init(nullRejection: Float? = nil, hidden: Int? = nil, layers: Int? = nil, epochs: Int? = nil,
                 batch: Int? = nil, learningRate: Float? = nil, seed: UInt64? = nil) {
         self.nullRejection = nullRejection
@@ -73,8 +81,10 @@ public struct DefaultPipeline: Sendable {
     public var name: String
     /// One line for the help text.
     public var summary: String
+    /// The pipeline, untrained.
     public var spec: PipelineSpec
 
+    /// A default pipeline named `name`.
     public init(name: String, summary: String, spec: PipelineSpec) {
         self.name = name
         self.summary = summary
@@ -112,10 +122,14 @@ extension ClassifierStage {
 extension PipelineSpec {
     /// What the command line may change in a spec: classifier settings, the window and the rest class.
     public struct Overrides: Sendable {
+        /// Classifier settings to apply.
         public var classifier = ClassifierSettings()
+        /// A window to set (`nil`: keep the spec's).
         public var window: Window?
+        /// A rest class to set (`nil`: keep the spec's).
         public var rest: String?
 
+        /// Overrides; every parameter is the property of the same name.
         public init(classifier: ClassifierSettings = ClassifierSettings(), window: Window? = nil, rest: String? = nil) {
             self.classifier = classifier
             self.window = window

@@ -7,6 +7,7 @@ public enum DefaultSpecs {
     /// Every default pipeline, in the order of the classifier kind list.
     public static var all: [DefaultPipeline] { StageKinds.classifiers.compactMap { $0.defaultPipeline } }
 
+    /// The names of ``all``, for `--classifier`.
     public static var names: [String] { all.map(\.name) }
 
     /// The default pipeline called `name`.
@@ -27,6 +28,8 @@ public enum DefaultSpecs {
     /// A spec from a default or a file, with command-line overrides applied to the typed value.
     /// - Parameters:
     ///   - classifier: a default's name; with `specFile` it must agree with the spec's classifier.
+    ///   - specFile: a spec JSON file to start from instead of a default.
+    ///   - overrides: settings, window and rest class to apply on top.
     /// - Throws: when the spec cannot be read, or an override does not apply to its classifier.
     public static func build(classifier: String?, specFile: String?,
                              overrides: PipelineSpec.Overrides = PipelineSpec.Overrides()) throws -> PipelineSpec {

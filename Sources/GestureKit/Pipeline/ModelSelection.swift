@@ -17,16 +17,23 @@ public enum ModelSelection {
     /// Default candidates, cheapest first.
     public static let defaultCandidates = ["knn", "dtw", "minirocket"]
 
+    /// One candidate and its cross-validated accuracy.
     public struct Row: Sendable, Hashable {
+        /// The default pipeline's name (`knn`, `dtw`, ...).
         public var name: String
+        /// Pooled accuracy over the folds.
         public var accuracy: Double
     }
 
+    /// The outcome of ``ModelSelection/select(on:candidates:folds:seed:overrides:progress:)``.
     public struct Choice: Sendable {
+        /// The chosen candidate's name.
         public var winner: String
+        /// The chosen candidate's spec, ready to train on all the data.
         public var spec: PipelineSpec
         /// Every candidate's cross-validated accuracy, in candidate order.
         public var table: [Row]
+        /// How folds were grouped (`nil`: stratified).
         public var groupedBy: GroupBy?
     }
 
@@ -40,7 +47,14 @@ public enum ModelSelection {
         return nil
     }
 
-    /// - Parameter overrides: applied to every candidate (a window, the rest class).
+    /// Cross-validates every candidate on `data` and picks the best.
+    /// - Parameters:
+    ///   - data: the training data (never the data a figure is reported on).
+    ///   - candidates: default pipeline names, cheapest first (ties go to the earlier).
+    ///   - folds: folds per candidate, grouped as ``grouping(of:folds:)`` says.
+    ///   - seed: shuffles the folds.
+    ///   - overrides: applied to every candidate (a window, the rest class).
+    ///   - progress: receives each candidate's row as it is done.
     public static func select(on data: Dataset, candidates: [String] = defaultCandidates, folds: Int = 5,
                               seed: UInt64 = 0, overrides: PipelineSpec.Overrides = .init(),
                               progress: (@Sendable (Row) -> Void)? = nil) throws -> Choice {

@@ -3,8 +3,10 @@ import Foundation
 /// A `[Float]` stored losslessly in JSON as base64 of its little-endian IEEE-754 bits, so that a
 /// saved and reloaded model gives bit-identical outputs.
 public struct PackedFloats: Sendable, Hashable, Codable {
+    /// The floats.
     public var values: [Float]
 
+    /// Wraps `values`.
     public init(_ values: [Float]) { self.values = values }
 
     public init(from decoder: Decoder) throws {

@@ -14,14 +14,20 @@ import Foundation
 public struct Pipeline: Sendable {
     /// The stages, trained.
     public var spec: PipelineSpec
+    /// The class names, in the classifier's index order (the rest class included).
     public var classes: [String]
+    /// The channels each frame must give, in order.
     public var channelNames: [String]
+    /// Frames per second of the training data, when known.
     public var sampleRate: Double?
+    /// What the pipeline was trained on.
     public var training: TrainingSummary
 
     /// What the pipeline was trained on, for `gesture info`.
     public struct TrainingSummary: Sendable, Hashable, Codable {
+        /// The training data's file or folder, when known.
         public var source: String?
+        /// Labelled training examples.
         public var examples: Int
         /// Training examples per class, in class order.
         public var classCounts: [Int]
@@ -29,10 +35,13 @@ public struct Pipeline: Sendable {
         public var featureCount: Int
         /// Windows or examples the classifier was trained on.
         public var trainingInputs: Int
+        /// Wall-clock seconds training took.
         public var seconds: Double
+        /// When training started (ISO 8601).
         public var trainedAt: String
     }
 
+    /// Values per frame.
     public var channelCount: Int { channelNames.count }
 
     /// Index of the rest class, reported as null.
@@ -45,7 +54,11 @@ public struct Pipeline: Sendable {
     }
 
     /// Trains every stage in order on `dataset` (examples with a `nil` label are skipped).
-    /// - Parameter progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
+    /// - Parameters:
+    ///   - spec: what to train (``PipelineSpec/check()`` runs first).
+    ///   - dataset: the labelled examples.
+    ///   - progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
+    ///   - isCancelled: polled between stages, epochs and folds; true stops with `CancellationError`.
     public static func train(_ spec: PipelineSpec, on dataset: Dataset,
                              progress: (@Sendable (TrainingProgress) -> Void)? = nil,
                              isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> Pipeline {

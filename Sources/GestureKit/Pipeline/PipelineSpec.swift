@@ -16,12 +16,17 @@ import Foundation
 /// Every key but `classifier` is optional. Without `features`, the classifier must be a sequence
 /// classifier (DTW, LSTM) and sees the pre-processed series; with `window` it sees windows of that size.
 public struct PipelineSpec: Sendable, Codable {
+    /// Per-frame stages, in order.
     public var preprocessing: [any Preprocessor]
     /// Window of frames classified at a time and the hop between decisions; `nil` = whole examples.
     public var window: Window?
+    /// Feature extractors; their outputs are concatenated (empty: the classifier reads series).
     public var extractors: [any FeatureExtractor]
+    /// Learned maps applied to the feature vectors, in order.
     public var transforms: [any FeatureTransform]
+    /// The classifier.
     public var classifier: ClassifierStage
+    /// Stages turning decisions into events, in order.
     public var postprocessing: [any Postprocessor]
     /// A class trained like any other but reported as null (the user's "rest" or "idle" label).
     public var rest: String?
@@ -34,14 +39,18 @@ public struct PipelineSpec: Sendable, Codable {
 
     /// A sliding window: `size` frames, a decision every `hop` frames.
     public struct Window: Sendable, Hashable, Codable {
+        /// Frames per window.
         public var size: Int
+        /// Frames between window starts.
         public var hop: Int
+        /// Windows of `size` frames every `hop` frames.
         public init(size: Int, hop: Int) {
             self.size = size
             self.hop = hop
         }
     }
 
+    /// A spec; every parameter is the property of the same name.
     public init(preprocessing: [any Preprocessor] = [], window: Window? = nil,
                 extractors: [any FeatureExtractor] = [], transforms: [any FeatureTransform] = [],
                 classifier: ClassifierStage, postprocessing: [any Postprocessor] = [], rest: String? = nil) {
@@ -134,7 +143,9 @@ public struct PipelineSpec: Sendable, Codable {
 
 /// The classifier of a pipeline: one that reads series or one that reads feature vectors.
 public enum ClassifierStage: Sendable, Codable {
+    /// A classifier of whole series (or windows).
     case sequence(any SequenceClassifier)
+    /// A classifier of feature vectors.
     case vector(any VectorClassifier)
 
     /// The classifier, whatever it reads.
@@ -145,8 +156,11 @@ public enum ClassifierStage: Sendable, Codable {
         }
     }
 
+    /// The classifier's `kind` in JSON.
     public var kind: String { type(of: stage).kind }
+    /// Classes of the trained classifier.
     public var classCount: Int { stage.classCount }
+    /// What `gesture info` prints about the classifier.
     public var summary: [String: String] { stage.summary }
 
     public init(from decoder: Decoder) throws {

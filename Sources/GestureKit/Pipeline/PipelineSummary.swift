@@ -2,24 +2,38 @@ import Foundation
 
 /// What `gesture info` says about a trained pipeline.
 public struct PipelineSummary: Sendable, Codable {
+    /// The file format name.
     public var format: String
+    /// The file format version.
     public var version: Int
+    /// The class names.
     public var classes: [String]
+    /// The rest class, reported as null.
     public var rest: String?
+    /// Values per frame.
     public var channels: Int
+    /// The channel names.
     public var channelNames: [String]
+    /// Frames per second, when known.
     public var sampleRate: Double?
     /// Stage kinds in order, by role.
     public var preprocessing: [String]
+    /// The window, `nil` for whole examples.
     public var window: PipelineSpec.Window?
+    /// Feature extractor kinds.
     public var features: [String]
+    /// Feature transform kinds.
     public var featureTransforms: [String]
+    /// The classifier kind.
     public var classifier: String
+    /// Post-processing kinds.
     public var postprocessing: [String]
     /// The classifier's own description (model size, null-rejection thresholds, ...).
     public var classifierSummary: [String: String]
+    /// What the pipeline was trained on.
     public var training: Pipeline.TrainingSummary
 
+    /// The summary of `p`.
     public init(_ p: Pipeline) {
         format = Pipeline.fileFormat
         version = Pipeline.fileVersion
@@ -57,6 +71,7 @@ public struct PipelineSummary: Sendable, Codable {
         try c.encode(training, forKey: .training)
     }
 
+    /// The summary as `gesture info` prints it.
     public var text: String {
         var lines = ["pipeline      \(format) version \(version)"]
         lines.append("classes       \(classes.joined(separator: ", "))" + (rest.map { "   (rest: \($0), reported as null)" } ?? ""))

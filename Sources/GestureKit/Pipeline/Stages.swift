@@ -71,13 +71,18 @@ extension FeatureExtractor {
 
 /// A learned map from feature vectors to feature vectors (PCA, feature scaling).
 public protocol FeatureTransform: Stage {
+    /// Learns the map from training feature vectors.
     mutating func fit(_ features: [[Float]]) throws
+    /// Length of the input vectors (0 before fitting).
     var inputCount: Int { get }
+    /// Length of the output vectors (0 before fitting).
     var outputCount: Int { get }
+    /// Writes the transform of `input` (``inputCount`` values) to `out` (``outputCount`` values).
     func transform(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>)
 }
 
 extension FeatureTransform {
+    /// The transform of `input`, in a new array.
     public func transform(_ input: [Float]) -> [Float] {
         var out = [Float](repeating: 0, count: outputCount)
         input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { transform(i, into: $0) } }
@@ -97,6 +102,7 @@ public struct Prediction: Sendable, Hashable, Codable {
     /// Distance to the best match, for distance classifiers; used by null rejection.
     public var distance: Float?
 
+    /// A prediction; every parameter is the property of the same name.
     public init(classIndex: Int?, confidence: Float, scores: [Float], distance: Float? = nil) {
         self.classIndex = classIndex
         self.confidence = confidence
@@ -104,6 +110,7 @@ public struct Prediction: Sendable, Hashable, Codable {
         self.distance = distance
     }
 
+    /// A rejection: no class, confidence 0, all scores 0.
     public static func null(classCount: Int) -> Prediction {
         Prediction(classIndex: nil, confidence: 0, scores: [Float](repeating: 0, count: classCount))
     }
@@ -121,6 +128,7 @@ public struct TrainingContext: Sendable {
     /// `CancellationError` (the async API wires it to `Task.isCancelled`).
     public var isCancelled: @Sendable () -> Bool
 
+    /// A context; every parameter is the property of the same name.
     public init(groups: [String?] = [], progress: (@Sendable (TrainingProgress) -> Void)? = nil,
                 isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.groups = groups
@@ -134,7 +142,7 @@ public struct TrainingContext: Sendable {
     }
 }
 
-/// One step of ``Pipeline/train(_:on:progress:)``, as it happens.
+/// One step of ``Pipeline/train(_:on:progress:isCancelled:)``, as it happens.
 public enum TrainingProgress: Sendable, CustomStringConvertible {
     /// A pre-processing stage of this kind was fitted.
     case fitted(stage: String)
@@ -164,6 +172,7 @@ public enum TrainingProgress: Sendable, CustomStringConvertible {
 
 /// What every classifier shares, whatever it reads.
 public protocol Classifier: Stage {
+    /// Classes of the trained model (0 before training).
     var classCount: Int { get }
     /// What `gesture info` prints about the trained model (one short line per entry).
     var summary: [String: String] { get }
@@ -184,10 +193,13 @@ extension Classifier {
 /// A classifier of whole series (DTW, LSTM).
 public protocol SequenceClassifier: Classifier {
     /// - Parameters:
+    ///   - examples: the training series.
     ///   - labels: class index of each example, into `classes`.
+    ///   - classes: the class names, in index order.
     mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws
     /// Training with its context (groups, progress). Default: ignores the context.
     mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws
+    /// Classifies one whole series.
     func predict(_ series: TimeSeries) -> Prediction
 }
 
@@ -217,9 +229,11 @@ public protocol WindowStream: Sendable {
 
 /// A classifier of feature vectors (kNN, minimum distance).
 public protocol VectorClassifier: Classifier {
+    /// Trains on feature vectors, `labels` indexing into `classes`.
     mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String]) throws
     /// Training with its context (groups, progress). Default: ignores the context.
     mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String], context: TrainingContext) throws
+    /// Classifies one feature vector.
     func predict(_ vector: UnsafeBufferPointer<Float>) -> Prediction
 }
 
@@ -228,6 +242,7 @@ extension VectorClassifier {
         try train(vectors, labels: labels, classes: classes)
     }
 
+    /// Classifies one feature vector.
     public func predict(_ vector: [Float]) -> Prediction {
         vector.withUnsafeBufferPointer { predict($0) }
     }
@@ -236,6 +251,7 @@ extension VectorClassifier {
 /// Turns the stream of raw predictions into the predictions a user sees (filters, timeouts,
 /// thresholds). Counts time in frames so a replayed file always gives the same result.
 public protocol Postprocessor: Stage {
+    /// Forgets the stream so far.
     mutating func reset()
     /// Called once before use (after training, and after loading) with the stream's sample rate, so
     /// stages configured in seconds can convert to frames. Throws when the stage needs a rate and
@@ -266,6 +282,7 @@ public protocol SpottingClassifier: SequenceClassifier {
 
 /// Incremental matcher over a stream of pre-processed frames.
 public protocol Spotter: Sendable {
+    /// Forgets the stream so far.
     mutating func reset()
     /// Pushes one frame; returns a match once it can no longer improve.
     mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch?
@@ -273,11 +290,14 @@ public protocol Spotter: Sendable {
 
 /// A gesture found in a stream: its class (`nil` when rejected), how well it matched, and its span.
 public struct SpotMatch: Sendable, Hashable {
+    /// The match's class and confidence.
     public var prediction: Prediction
     /// First and last frame of the match, counted from the spotter's last reset.
     public var start: Int
+    /// Last frame of the match.
     public var end: Int
 
+    /// A match; every parameter is the property of the same name.
     public init(prediction: Prediction, start: Int, end: Int) {
         self.prediction = prediction
         self.start = start

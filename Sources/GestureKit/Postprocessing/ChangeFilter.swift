@@ -11,6 +11,7 @@ public struct ChangeFilter: Postprocessor {
     public static let kind = "changeFilter"
     private var previous: Int?
 
+    /// A change filter that has seen nothing yet.
     public init() {}
 
     public init(from decoder: Decoder) throws {}

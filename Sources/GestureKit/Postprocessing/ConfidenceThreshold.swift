@@ -5,8 +5,10 @@
 /// - Complexity: O(1) per prediction.
 public struct ConfidenceThreshold: Postprocessor {
     public static let kind = "confidenceThreshold"
+    /// Decisions less confident than this become null.
     public var threshold: Float
 
+    /// A threshold at `threshold`.
     public init(threshold: Float = 0.5) { self.threshold = threshold }
 
     enum CodingKeys: String, CodingKey { case threshold }

@@ -18,19 +18,23 @@ import Foundation
 /// - Complexity: O(K^2) per decision for K classes, no allocation after the first decision.
 public struct HMMFilter: Postprocessor {
     public static let kind = "hmmFilter"
+    /// Self-transition probability when no transitions are learned.
     public var stay: Float
+    /// Smallest emission probability, so one confident window cannot zero a class's belief.
     public var floor: Float
     /// Whether ``fit(labelSequences:classCount:)`` learns the transitions (`learn`, default true);
     /// false keeps `stay` on the diagonal whatever the training recordings show.
     public var learn: Bool = true
     /// Learned K x K row-stochastic matrix, row-major; empty when not fitted.
     public var transitions: [Float]
+    /// K, the classes of ``transitions`` (0 until fitted or prepared).
     public var classes: Int
 
     private var belief: [Float] = []
     private var scratch: [Float] = []
     private var matrix: [Float] = []
 
+    /// A filter with `stay` on the diagonal until fitted.
     public init(stay: Float = 0.9, floor: Float = 1e-3) {
         self.stay = stay
         self.floor = floor

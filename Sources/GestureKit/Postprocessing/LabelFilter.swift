@@ -11,13 +11,16 @@
 /// - Complexity: O(bufferSize^2) per prediction (bufferSize is small), no allocation.
 public struct LabelFilter: Postprocessor {
     public static let kind = "labelFilter"
+    /// Decisions of one class needed among the last ``bufferSize``.
     public var minimumCount: Int
+    /// Decisions remembered.
     public var bufferSize: Int
 
     private var labels: [Int] = []   // -1 = null
     private var confidences: [Float] = []
     private var position = 0
 
+    /// A filter reporting a class once it wins `minimumCount` of the last `bufferSize` decisions.
     public init(minimumCount: Int = 3, bufferSize: Int = 5) {
         self.minimumCount = minimumCount
         self.bufferSize = bufferSize

@@ -10,13 +10,18 @@
 /// - Complexity: O(1) per prediction.
 public struct TimeoutFilter: Postprocessor {
     public static let kind = "timeout"
+    /// Quiet time after a report, in frames.
     public var frames: Int?
+    /// Quiet time after a report, in seconds (converted with the sample rate).
     public var seconds: Double?
+    /// The stream's sample rate, recorded by `prepare(sampleRate:)`.
     public private(set) var sampleRate: Double?
 
     private var lastReport: Int?
 
+    /// Quiet for `frames` frames after each report.
     public init(frames: Int) { self.frames = frames }
+    /// Quiet for `seconds` after each report.
     public init(seconds: Double, sampleRate: Double? = nil) {
         self.seconds = seconds
         self.sampleRate = sampleRate

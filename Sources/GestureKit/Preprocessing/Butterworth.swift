@@ -204,7 +204,7 @@ extension ButterworthStage {
     }
 }
 
-/// Butterworth low-pass filter per channel (bilinear transform, pre-warped; see ``ButterworthCascade``).
+/// Butterworth low-pass filter per channel (bilinear transform, pre-warped; see `ButterworthCascade`).
 ///
 /// JSON: `{"kind": "lowPass", "cutoff": 5}`. Keys: `cutoff` (Hz; needs the sample rate, taken from
 /// the training data in `fit` or from `sampleRate`) or `normalizedCutoff` (fraction of the Nyquist
@@ -223,6 +223,8 @@ public struct LowPass: ButterworthStage {
     /// - Parameters:
     ///   - cutoff: in Hz (needs `sampleRate` here or in `fit`).
     ///   - normalizedCutoff: as a fraction of the Nyquist frequency.
+    ///   - order: the filter order, 1...8.
+    ///   - sampleRate: in Hz; `fit` sets it from the training data when it has one.
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
         self.init(config: ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order,
                                             sampleRate: sampleRate))
@@ -248,6 +250,8 @@ public struct HighPass: ButterworthStage {
     /// - Parameters:
     ///   - cutoff: in Hz (needs `sampleRate` here or in `fit`).
     ///   - normalizedCutoff: as a fraction of the Nyquist frequency.
+    ///   - order: the filter order, 1...8.
+    ///   - sampleRate: in Hz; `fit` sets it from the training data when it has one.
     public init(cutoff: Double? = nil, normalizedCutoff: Double? = nil, order: Int = 2, sampleRate: Double? = nil) {
         self.init(config: ButterworthConfig(cutoff: cutoff, normalizedCutoff: normalizedCutoff, order: order,
                                             sampleRate: sampleRate))

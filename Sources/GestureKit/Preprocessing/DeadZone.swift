@@ -7,9 +7,12 @@
 /// - Complexity: O(channels) per frame.
 public struct DeadZone: Preprocessor {
     public static let kind = "deadZone"
+    /// Lower limit of the zone.
     public var lower: Float
+    /// Upper limit of the zone.
     public var upper: Float
 
+    /// A dead zone over (`lower`, `upper`).
     public init(lower: Float = -0.1, upper: Float = 0.1) {
         self.lower = lower
         self.upper = upper

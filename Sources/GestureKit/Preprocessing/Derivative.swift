@@ -5,19 +5,23 @@
 /// optional, set by `fit` when the data has one); `channels` (learned).
 ///
 /// Order 1: `(x[n] - x[n-1]) * fs`; order 2: `(x[n] - 2 x[n-1] + x[n-2]) * fs^2` (the exact derivative
-/// of a ramp, resp. a parabola, delayed by one frame). See ``FilterSupport`` for start-up (the first
+/// of a ramp, resp. a parabola, delayed by one frame). See `FilterSupport` for start-up (the first
 /// output is 0) and non-finite input.
 /// - Complexity: O(channels) per frame, no allocation.
 public struct Derivative: Preprocessor {
     public static let kind = "derivative"
+    /// 1 for velocity-like, 2 for acceleration-like differences.
     public var order: Int
+    /// When known, differences are scaled to units per second.
     public var sampleRate: Double?
+    /// Channels seen (learned).
     public private(set) var channels: Int?
 
     private var previous: [Float] = []
     private var previous2: [Float] = []
     private var primed = false
 
+    /// A derivative of `order`.
     public init(order: Int = 1, sampleRate: Double? = nil) {
         self.order = order
         self.sampleRate = sampleRate

@@ -3,7 +3,7 @@
 ///
 /// JSON: `{"kind": "median", "window": 5}`. Keys: `window` (default 5, at least 1; an even window
 /// averages the two middle values); `channels` (learned).
-/// See ``FilterSupport`` for start-up and non-finite input.
+/// See `FilterSupport` for start-up and non-finite input.
 /// - Complexity: O(channels * window) per frame (one sorted window per channel, updated by moving
 ///   the leaving value's slot to where the new value belongs), no allocation.
 public struct MedianFilter: WindowedFilter {
@@ -14,11 +14,13 @@ public struct MedianFilter: WindowedFilter {
     /// Per channel, the window's values sorted: channel j owns `sorted[j*window ..< (j+1)*window]`.
     private var sorted: [Float] = []
 
+    /// Frames in the median.
     public var window: Int {
         get { config.window }
         set { config.window = newValue }
     }
 
+    /// A median over `window` frames.
     public init(window: Int = 5) { config = WindowedFilterConfig(window: window) }
     init(config: WindowedFilterConfig) { self.config = config }
 

@@ -4,7 +4,7 @@
 /// `channels` (learned by `fit`, optional).
 ///
 /// A step from 0 to 1 (after at least `window - 1` frames at 0) ramps linearly to 1 over `window`
-/// frames. See ``FilterSupport`` for start-up and non-finite input.
+/// frames. See `FilterSupport` for start-up and non-finite input.
 /// - Complexity: amortised O(channels) per frame: a running sum, recomputed from the buffer each time
 ///   the ring wraps (O(window * channels) every `window` frames) so rounding never drifts.
 public struct MovingAverage: WindowedFilter {
@@ -14,11 +14,13 @@ public struct MovingAverage: WindowedFilter {
     private var samples = SampleWindow()
     private var sums: [Double] = []
 
+    /// Frames averaged.
     public var window: Int {
         get { config.window }
         set { config.window = newValue }
     }
 
+    /// An average over `window` frames.
     public init(window: Int = 5) { config = WindowedFilterConfig(window: window) }
     init(config: WindowedFilterConfig) { self.config = config }
 

@@ -11,13 +11,17 @@
 public struct Normalizer: Preprocessor {
     public static let kind = "normalize"
     var parameters: ScalingParameters
+    /// Z-score or min-max.
     public var method: ScalingMethod {
         get { parameters.method }
         set { parameters.method = newValue }
     }
+    /// Subtracted from each channel (learned; `nil` before fitting).
     public var offsets: PackedFloats? { parameters.offsets }
+    /// Each channel is multiplied by this after the offset (learned).
     public var scales: PackedFloats? { parameters.scales }
 
+    /// An unfitted normaliser.
     public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
     public init(from decoder: Decoder) throws { parameters = try ScalingParameters(from: decoder) }
     public func encode(to encoder: Encoder) throws { try parameters.encode(to: encoder) }

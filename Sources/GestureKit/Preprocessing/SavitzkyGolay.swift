@@ -11,21 +11,32 @@
 ///
 /// JSON: `{"kind": "savitzkyGolay", "window": 7, "polynomialOrder": 2}`. Keys: `window` (default 5),
 /// `polynomialOrder` (default 2, below `window`), `mode` (default `"centered"`), `channels` (learned).
-/// See ``FilterSupport`` for start-up and non-finite input.
+/// See `FilterSupport` for start-up and non-finite input.
 /// - Complexity: O(channels * window) per frame, no allocation; the weights are designed once, O(window * order^2).
 public struct SavitzkyGolay: Preprocessor {
-    public enum Mode: String, Sendable, Codable { case centered, endpoint }
+    /// Where in the window the smoothed value is taken: its centre (delayed by half a window) or its newest frame (no delay, noisier).
+    public enum Mode: String, Sendable, Codable {
+        /// The window's centre: smoother, delayed by half a window.
+        case centered
+        /// The window's newest frame: no delay, noisier.
+        case endpoint
+    }
 
     public static let kind = "savitzkyGolay"
+    /// Frames in the fitted window (odd).
     public private(set) var window: Int
+    /// Degree of the local polynomial, below `window`.
     public private(set) var polynomialOrder: Int
+    /// Where in the window the value is taken.
     public private(set) var mode: Mode
+    /// Channels seen (learned).
     public private(set) var channels: Int?
 
     /// The filter weights, oldest frame first (`window` of them).
     public private(set) var weights: [Float] = []
     private var samples = SampleWindow()
 
+    /// A filter; every parameter is the property of the same name.
     public init(window: Int = 5, polynomialOrder: Int = 2, mode: Mode = .centered) {
         self.window = window
         self.polynomialOrder = polynomialOrder

@@ -8,8 +8,10 @@ public struct SpotterMatch: Sendable, Hashable {
     /// First and last stream frame of the match (0-based frame numbers since the last `reset()`,
     /// inclusive).
     public var start: Int
+    /// Last frame of the match.
     public var end: Int
 
+    /// A match; every parameter is the property of the same name.
     public init(classIndex: Int, distance: Float, start: Int, end: Int) {
         self.classIndex = classIndex
         self.distance = distance
@@ -24,7 +26,7 @@ public struct SpotterMatch: Sendable, Hashable {
 ///
 /// Each template keeps one column of its subsequence-DTW matrix and, per cell, the frame where that
 /// cell's best path entered the stream. A path that has matched a whole template with a distance
-/// within its class's threshold, at a plausible length (``maxWarp`` times faster or slower than the
+/// within its class's threshold, at a plausible length (twice as fast or as slow as the template at most, `maxWarp` faster or slower than the
 /// template at most), becomes the candidate; the candidate is reported once no conflicting live path
 /// (one that started before its last eighth and can still end at a plausible length) can beat it, and
 /// conflicting paths are then dropped. So each gesture is reported once, shortly after it ends, and

@@ -28,13 +28,19 @@ import Darwin
 public struct FileWatcher: Sendable {
     /// The identity the watcher compares.
     public struct Signature: Sendable, Hashable {
+        /// The device holding the file.
         public var device: UInt64
+        /// The file's inode (changes when a new file is renamed over the path).
         public var inode: UInt64
+        /// Size in bytes.
         public var size: Int64
+        /// Modification time, nanoseconds since 1970.
         public var modifiedNanos: Int64
     }
 
+    /// The watched path.
     public let path: String
+    /// Least time between two looks at the file, in nanoseconds.
     public let intervalNanos: UInt64
     /// The identity last reported (or seen at creation).
     public private(set) var current: Signature?

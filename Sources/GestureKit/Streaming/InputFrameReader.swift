@@ -16,6 +16,7 @@ public struct MalformedInput: Sendable, Hashable, CustomStringConvertible {
     /// What is wrong, e.g. `expected 6 values, found 5`.
     public var reason: String
 
+    /// A malformed input; every parameter is the property of the same name.
     public init(source: String, line: Int, reason: String) {
         self.source = source
         self.line = line
@@ -74,6 +75,7 @@ public protocol FrameSource: AnyObject {
 /// - Complexity: each ``next(timeout:)`` is O(bytes consumed); no allocation per frame once
 ///   warmed up (reasons of malformed lines allocate).
 public final class FrameReader: FrameSource {
+    /// Where the frames come from.
     public let spec: InputSpec
     /// Replay pacing in frames per second (files and stdin only).
     public let rate: Double?
@@ -130,6 +132,7 @@ public final class FrameReader: FrameSource {
 
     /// Opens `spec`.
     /// - Parameters:
+    ///   - spec: where frames come from (stdin, a file, UDP or OSC).
     ///   - channelNames: the expected channels in order (a text header then picks them by name);
     ///     empty to take the layout from the input.
     ///   - rate: replay a file or stdin at this many frames per second, paced from the first

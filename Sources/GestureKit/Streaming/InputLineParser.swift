@@ -66,6 +66,7 @@ public struct InputLineParser: Sendable {
         fieldEnd.reserveCapacity(32)
     }
 
+    /// Values per frame.
     public var channelCount: Int { channelNames.count }
 
     /// Parses one line (without its newline; a trailing `\r` is ignored) into `frame`, which is

@@ -36,6 +36,11 @@ func errnoText(_ code: Int32 = errno) -> String {
 /// Waits until `fd` is readable or `deadline` (monotonic ns, nil = forever) passes.
 /// Returns false on timeout. Readable includes end of file and errors, which the read then reports.
 func waitReadable(_ fd: Int32, until deadline: UInt64?) -> Bool {
+    #if canImport(Darwin)
+    // Darwin's poll() answers POLLNVAL for terminals: interactive input would lose its idle
+    // ticks, timeouts and reloads. select() works on them.
+    let terminal = isatty(fd) == 1
+    #endif
     while true {
         var timeoutMs: Int32 = -1
         if let deadline {
@@ -47,8 +52,12 @@ func waitReadable(_ fd: Int32, until deadline: UInt64?) -> Bool {
                 timeoutMs = Int32(clamping: (deadline - now + 999_999) / 1_000_000)
             }
         }
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let r = poll(&p, 1, timeoutMs)
+        #if canImport(Darwin)
+        let r = terminal ? selectReadable(fd, timeoutMs: timeoutMs) ?? pollReadable(fd, timeoutMs: timeoutMs)
+            : pollReadable(fd, timeoutMs: timeoutMs)
+        #else
+        let r = pollReadable(fd, timeoutMs: timeoutMs)
+        #endif
         if r > 0 { return true }
         if r == 0 {
             if let deadline, monotonicNanos() < deadline { continue }
@@ -57,6 +66,28 @@ func waitReadable(_ fd: Int32, until deadline: UInt64?) -> Bool {
         if errno == EINTR { continue }
         return true  // let the read report the error
     }
+}
+
+/// poll(2) for one descriptor's input: > 0 readable, 0 timeout, < 0 error; -1 ms = forever.
+func pollReadable(_ fd: Int32, timeoutMs: Int32) -> Int32 {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&p, 1, timeoutMs)
+}
+
+/// select(2) for one descriptor, as poll() answers (> 0 readable, 0 timeout, < 0 error; -1 ms =
+/// forever); nil when `fd` does not fit an `fd_set`. Compiled everywhere so Linux tests cover it.
+func selectReadable(_ fd: Int32, timeoutMs: Int32) -> Int32? {
+    #if !_endian(little)
+    return nil  // the bit layout below is the little-endian one
+    #endif
+    var set = fd_set()
+    guard fd >= 0, Int(fd) < MemoryLayout<fd_set>.size * 8 else { return nil }
+    // fd_set is an array of words (32-bit on Darwin, 64-bit on glibc) with fd's bit at
+    // fd % wordBits of word fd / wordBits: on a little-endian machine, bit fd % 8 of byte fd / 8.
+    withUnsafeMutableBytes(of: &set) { $0[Int(fd) / 8] |= UInt8(1) << UInt8(fd % 8) }
+    if timeoutMs < 0 { return select(fd + 1, &set, nil, nil, nil) }
+    var tv = timeval(tv_sec: time_t(timeoutMs / 1000), tv_usec: suseconds_t((timeoutMs % 1000) * 1000))
+    return select(fd + 1, &set, nil, nil, &tv)
 }
 
 /// Resolves an IPv4 host name or dotted address and port to a socket address.
@@ -77,11 +108,7 @@ func ipv4Address(host: String, port: Int) throws -> sockaddr_in {
     if inet_pton(AF_INET, host, &addr.sin_addr) == 1 { return addr }
     var hints = addrinfo()
     hints.ai_family = AF_INET
-    #if canImport(Darwin)
-    hints.ai_socktype = SOCK_DGRAM
-    #else
-    hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-    #endif
+    hints.ai_socktype = datagramSocketType
     var result: UnsafeMutablePointer<addrinfo>?
     let rc = getaddrinfo(host, nil, &hints, &result)
     defer { if let result { freeaddrinfo(result) } }
@@ -93,16 +120,20 @@ func ipv4Address(host: String, port: Int) throws -> sockaddr_in {
     return addr
 }
 
+/// `SOCK_DGRAM` as the Int32 `socket(2)` takes: glibc declares it as an enum case, Darwin, musl
+/// and Bionic as a plain integer.
+#if canImport(Glibc)
+let datagramSocketType = Int32(SOCK_DGRAM.rawValue)
+#else
+let datagramSocketType = Int32(SOCK_DGRAM)
+#endif
+
 /// An IPv4 UDP socket that closes itself when released.
 final class UDPSocket {
     let fd: Int32
 
     init() throws {
-        #if canImport(Darwin)
-        let s = socket(AF_INET, SOCK_DGRAM, 0)
-        #else
-        let s = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        #endif
+        let s = socket(AF_INET, datagramSocketType, 0)
         guard s >= 0 else { throw GestureKitError("cannot create a UDP socket: \(errnoText())") }
         fd = s
     }

@@ -10,17 +10,22 @@
 /// Network sources listen on 127.0.0.1 unless a host is given; use `0.0.0.0` to accept datagrams
 /// from other machines (a phone on the local network).
 public enum InputSpec: Sendable, Hashable, CustomStringConvertible {
+    /// Standard input (`-`).
     case stdin
+    /// A file, read to its end.
     case file(String)
+    /// Datagrams of text lines on a UDP port.
     case udp(host: String = InputSpec.loopback, port: Int)
     /// `address` is an OSC address pattern (`*`, `?`, `[a-z]`, `{a,b}`) matched against each
     /// incoming message's address; other messages are counted as ignored.
     case osc(host: String = InputSpec.loopback, port: Int = InputSpec.wekinatorInputPort,
              address: String = InputSpec.wekinatorInputAddress)
 
+    /// The address network inputs listen on unless told otherwise.
     public static let loopback = "127.0.0.1"
     /// Wekinator's default input port and address.
     public static let wekinatorInputPort = 6448
+    /// Wekinator's default input address.
     public static let wekinatorInputAddress = "/wek/inputs"
 
     /// Parses `-`, `FILE`, `udp:[HOST:]PORT` or `osc[:[HOST:]PORT][/ADDRESS]`.

@@ -8,11 +8,17 @@
 
 /// One OSC argument.
 public enum OSCArgument: Sendable, Hashable {
+    /// A 32-bit integer (`i`).
     case int32(Int32)
+    /// A 32-bit float (`f`).
     case float32(Float)
+    /// A string (`s`).
     case string(String)
+    /// Bytes (`b`).
     case blob([UInt8])
+    /// A 64-bit integer (`h`).
     case int64(Int64)
+    /// A 64-bit float (`d`).
     case double(Double)
     /// NTP time tag (`t`).
     case timeTag(UInt64)
@@ -65,9 +71,12 @@ public enum OSCArgument: Sendable, Hashable {
 
 /// An OSC message: an address (or address pattern) and its arguments.
 public struct OSCMessage: Sendable, Hashable {
+    /// The address, e.g. `/wek/inputs`.
     public var address: String
+    /// The arguments, in order.
     public var arguments: [OSCArgument]
 
+    /// A message to `address`.
     public init(_ address: String, _ arguments: [OSCArgument] = []) {
         self.address = address
         self.arguments = arguments
@@ -111,10 +120,13 @@ public struct OSCMessage: Sendable, Hashable {
 public struct OSCBundle: Sendable, Hashable {
     /// NTP time tag; 1 means "immediately". Receivers here deliver everything immediately.
     public var timeTag: UInt64
+    /// Messages and nested bundles, in order.
     public var elements: [OSCPacket]
 
+    /// The time tag meaning "now".
     public static let immediately: UInt64 = 1
 
+    /// A bundle of `elements`.
     public init(timeTag: UInt64 = OSCBundle.immediately, _ elements: [OSCPacket]) {
         self.timeTag = timeTag
         self.elements = elements
@@ -139,7 +151,9 @@ public struct OSCBundle: Sendable, Hashable {
 
 /// What one UDP datagram carries: a message or a bundle.
 public enum OSCPacket: Sendable, Hashable {
+    /// One message.
     case message(OSCMessage)
+    /// A bundle of packets.
     case bundle(OSCBundle)
 
     /// The encoded bytes.
@@ -150,6 +164,7 @@ public enum OSCPacket: Sendable, Hashable {
         return out
     }
 
+    /// Appends the packet's wire bytes to `out`.
     public func encode(into out: inout [UInt8]) {
         switch self {
         case let .message(m): m.encode(into: &out)
@@ -191,12 +206,19 @@ public enum OSCPacket: Sendable, Hashable {
 
 /// Why bytes are not a valid OSC packet (allocation-free so the receive path can throw it cheaply).
 public enum OSCDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The bytes end inside an element starting at this offset.
     case truncated(at: Int)
+    /// A string at this offset has no NUL.
     case unterminatedString(at: Int)
+    /// The address does not start with `/`.
     case badAddress
+    /// No type-tag string after the address.
     case missingTypeTags
+    /// A bundle element's size at this offset is negative, unaligned or too large.
     case badElementSize(at: Int)
+    /// A type tag this decoder does not read (arrays among them).
     case unsupportedTag(UInt8)
+    /// Bundles nested deeper than the decoder allows.
     case tooDeep
 
     public var description: String {

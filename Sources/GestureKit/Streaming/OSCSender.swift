@@ -19,7 +19,9 @@ public final class OSCSender {
     /// Wekinator's default output address.
     public static let wekinatorOutputAddress = "/wek/outputs"
 
+    /// The destination host.
     public let host: String
+    /// The destination UDP port.
     public let port: Int
     /// Address used when sending bare arguments.
     public let address: String

@@ -2,14 +2,18 @@
 public struct Detection: Sendable, Hashable, Codable {
     /// Class name; `nil` for null.
     public var label: String?
+    /// Index into the pipeline's classes; `nil` for null.
     public var classIndex: Int?
+    /// How sure the pipeline is, in [0, 1].
     public var confidence: Float
     /// First and last frame (inclusive, counted from the last reset) the decision covers.
     public var start: Int
+    /// Last frame the decision covers: the frame it was made on.
     public var end: Int
     /// Time of `end` in seconds from the last reset, when the sample rate is known.
     public var time: Double?
 
+    /// A detection; every parameter is the property of the same name.
     public init(label: String?, classIndex: Int?, confidence: Float, start: Int, end: Int, time: Double? = nil) {
         self.label = label
         self.classIndex = classIndex
@@ -49,7 +53,9 @@ public struct Recognizer: Sendable {
         case wholeSeries
     }
 
+    /// The pipeline this recogniser runs.
     public let pipeline: Pipeline
+    /// Live or whole-series.
     public let mode: Mode
     private var preprocessors: [any Preprocessor]
     private var postprocessors: [any Postprocessor]
@@ -67,8 +73,10 @@ public struct Recognizer: Sendable {
     /// The classifier's latest decision before post-processing, `nil` before the first.
     public private(set) var lastRawDecision: Prediction?
 
-    /// - Parameter mode: ``Mode/live`` (the default) for streams, ``Mode/wholeSeries`` to classify
-    ///   one whole series at ``finish()``.
+    /// - Parameters:
+    ///   - pipeline: the trained pipeline to run.
+    ///   - mode: ``Mode/live`` (the default) for streams, ``Mode/wholeSeries`` to classify
+    ///     one whole series at ``finish()``.
     public init(_ pipeline: Pipeline, mode: Mode = .live) {
         self.pipeline = pipeline
         self.mode = mode
@@ -107,6 +115,9 @@ public struct Recognizer: Sendable {
         return pushChecked(frame)
     }
 
+    /// Pushes one frame given as an array (see the buffer form above).
+    /// - Complexity: one frame of the pipeline: O(channels) per pre-processing stage, plus a
+    ///   decision every hop (windowed pipelines) or one spotter step (DTW).
     public mutating func push(_ frame: [Float]) throws -> Detection? {
         try frame.withUnsafeBufferPointer { try push($0) }
     }

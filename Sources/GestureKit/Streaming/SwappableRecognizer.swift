@@ -13,14 +13,16 @@ import Foundation
 /// }
 /// ```
 /// - Complexity: ``adoptOffered()`` is one uncontended lock when nothing is offered; a swap costs
-///   making a fresh ``Recognizer``. ``push(_:)`` costs what ``Recognizer/push(_:)`` costs.
+///   making a fresh ``Recognizer``. ``push(_:)-([Float])`` costs what ``Recognizer/push(_:)-([Float])`` costs.
 public struct SwappableRecognizer: Sendable {
+    /// The recogniser running now.
     public private(set) var recognizer: Recognizer
     /// Where new pipelines are offered; safe to use from any thread.
     public let mailbox = Mailbox()
 
     /// What ``adoptOffered()`` did with an offered pipeline.
     public enum Outcome: Sendable {
+        /// The offered pipeline took over.
         case swapped(Pipeline)
         /// The offered pipeline cannot take over this stream; the running one carries on.
         case refused(Pipeline, GestureKitError)
@@ -31,6 +33,7 @@ public struct SwappableRecognizer: Sendable {
         private let lock = NSLock()
         private var offered: Pipeline?
 
+        /// Offers `pipeline` to the stream; replaces an offer not yet adopted. Safe from any thread.
         public func offer(_ pipeline: Pipeline) {
             lock.lock()
             offered = pipeline
@@ -50,6 +53,7 @@ public struct SwappableRecognizer: Sendable {
         recognizer = pipeline.recognizer()
     }
 
+    /// The pipeline running now.
     public var pipeline: Pipeline { recognizer.pipeline }
 
     /// Switches to the pipeline offered last, if any: it must read the same channels and decide
@@ -71,11 +75,12 @@ public struct SwappableRecognizer: Sendable {
         return .swapped(next)
     }
 
-    /// Pushes one frame through the running pipeline (see ``Recognizer/push(_:)``).
+    /// Pushes one frame through the running pipeline (see ``Recognizer/push(_:)-([Float])``).
     public mutating func push(_ frame: UnsafeBufferPointer<Float>) throws -> Detection? {
         try recognizer.push(frame)
     }
 
+    /// Pushes one frame given as an array.
     public mutating func push(_ frame: [Float]) throws -> Detection? {
         try recognizer.push(frame)
     }

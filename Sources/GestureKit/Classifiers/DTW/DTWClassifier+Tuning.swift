@@ -6,9 +6,13 @@ extension DTWClassifier {
 
     /// One candidate's leave-one-out result.
     public struct TuningRow: Sendable, Hashable {
+        /// The variant tried.
         public var variant: DTWVariant
+        /// The band tried.
         public var band: DTWBand
+        /// Training examples whose nearest other example had their class.
         public var correct: Int
+        /// Training examples classified.
         public var examples: Int
     }
 
@@ -38,7 +42,7 @@ extension DTWClassifier {
         return rows
     }
 
-    /// The winning row of ``tuning(_:)``: rows are listed narrowest band first, configured variant first.
+    /// The winning row of `tuning(_:)`: rows are listed narrowest band first, configured variant first.
     static func best(_ rows: [TuningRow]) -> TuningRow? {
         var best: TuningRow?
         for r in rows where best == nil || r.correct > best!.correct { best = r }

@@ -16,17 +16,20 @@ public struct DTWClassifier: SequenceClassifier {
     public static let kind = "dtw"
 
     // MARK: configuration
+    /// Dependent (one warping path for all channels) or independent (one per channel).
     public var variant: DTWVariant
+    /// The Sakoe-Chiba band limiting how far the warping path may stray from the diagonal.
     public var band: DTWBand
     /// Still-trim threshold (fraction of the peak frame-to-frame motion); `nil` = off.
     public var trim: Float?
     /// Length every series is resampled to; `nil` = keep lengths.
     public var resample: Int?
+    /// Z-normalise each channel of every series before comparing (loses the stream's units, so no spotting).
     public var zNormalize: Bool
     /// Templates per class kept after training (k-medoids); `nil` keeps every training example.
     public var medoids: Int?
     /// Choose `variant` and `band` by leave-one-out 1-NN accuracy on the training data when training
-    /// (``tuning(_:)``); the chosen ones are kept in `variant` and `band`.
+    /// (a leave-one-out table per variant and band); the chosen ones are kept in `variant` and `band`.
     public var tune: Bool = false
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
     /// training without retraining.
@@ -57,6 +60,7 @@ public struct DTWClassifier: SequenceClassifier {
         var maxLength: Int = 0
     }
 
+    /// A DTW classifier; every parameter is the property of the same name.
     public init(variant: DTWVariant = .dependent, band: DTWBand = .full, trim: Float? = nil,
                 resample: Int? = nil, zNormalize: Bool = false, medoids: Int? = nil, nullRejection: Float? = nil) {
         self.variant = variant
@@ -68,10 +72,12 @@ public struct DTWClassifier: SequenceClassifier {
         self.nullRejection = nullRejection
     }
 
+    /// What is done to every series before comparing (trim, resample, z-normalise).
     public var preparation: SeriesPreparation {
         SeriesPreparation(trim: trim, resample: resample, zNormalize: zNormalize)
     }
 
+    /// Classes of the trained model (0 before training).
     public var classCount: Int { model?.classes.count ?? 0 }
 
     public var summary: [String: String] {

@@ -36,10 +36,13 @@ public enum DTWBand: Sendable, Hashable {
 /// let d = dtw.distance(a, b)
 /// ```
 public struct DTWDistance: Sendable {
+    /// Dependent or independent DTW.
     public var variant: DTWVariant
+    /// The Sakoe-Chiba band.
     public var band: DTWBand
     @usableFromInline var scratch: [Float] = []
 
+    /// A distance with this variant and band.
     public init(variant: DTWVariant = .dependent, band: DTWBand = .full) {
         self.variant = variant
         self.band = band

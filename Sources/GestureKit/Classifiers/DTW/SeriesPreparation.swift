@@ -1,6 +1,6 @@
 /// What the DTW classifier does to every series, training and prediction alike, before comparing:
 /// trim still frames at both ends, resample to a fixed length, z-normalise each channel. The output
-/// is channel-major (see ``DTWKernel``).
+/// is channel-major (see `DTWKernel`).
 public struct SeriesPreparation: Sendable, Hashable {
     /// Trim threshold as a fraction of the series' largest frame-to-frame motion; `nil` = no trim.
     public var trim: Float?
@@ -9,6 +9,7 @@ public struct SeriesPreparation: Sendable, Hashable {
     /// Per-series, per-channel z-normalisation.
     public var zNormalize: Bool
 
+    /// A preparation; every parameter is the property of the same name.
     public init(trim: Float? = nil, resample: Int? = nil, zNormalize: Bool = false) {
         self.trim = trim
         self.resample = resample

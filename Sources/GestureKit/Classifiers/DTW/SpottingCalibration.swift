@@ -15,6 +15,7 @@
 public struct SpottingCalibration: Sendable, Hashable {
     /// Mean and standard deviation of each class's leave-one-out subsequence match costs.
     public var means: PackedFloats
+    /// Standard deviation of each class's true match costs.
     public var stds: PackedFloats
     /// Each class's cheapest false match (`Float.greatestFiniteMagnitude` when none was seen).
     public var falseCosts: PackedFloats

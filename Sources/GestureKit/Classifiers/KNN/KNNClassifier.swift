@@ -6,7 +6,7 @@ import RealModule
 /// the distances from one query to every training vector are a few contiguous, vectorised passes and
 /// nothing is copied per prediction. The k nearest are kept by partial selection (insertion into a
 /// k-slot list), not by sorting all distances. Leave-one-out statistics, internal cross-validation and
-/// batch prediction compute distances through BLAS (`||a||^2 + ||b||^2 - 2 a.b` via ``Linalg/gemm``).
+/// batch prediction compute distances through BLAS (`||a||^2 + ||b||^2 - 2 a.b` via `Linalg/gemm`).
 ///
 /// With `nullRejection` set, a prediction whose distance (mean distance of the winning class's
 /// neighbours) exceeds mean + k * std of that class's leave-one-out distances is reported as null.
@@ -22,6 +22,7 @@ public struct KNNClassifier: VectorClassifier {
 
     /// How many neighbours vote.
     public enum KChoice: Sendable, Hashable {
+        /// Exactly this many neighbours.
         case fixed(Int)
         /// Chosen by stratified cross-validation on the training set among ``KNNClassifier/autoCandidates``.
         case auto
@@ -29,7 +30,9 @@ public struct KNNClassifier: VectorClassifier {
         case candidates([Int])
     }
 
+    /// How the distance between two feature vectors is measured.
     public enum Metric: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Straight-line (L2) and city-block (L1) distance.
         case euclidean, manhattan
         /// 1 - cosine similarity.
         case cosine
@@ -38,7 +41,9 @@ public struct KNNClassifier: VectorClassifier {
     /// Candidates tried by `.auto`.
     public static let autoCandidates = [1, 3, 5, 7, 9, 11, 15, 21]
 
+    /// How many neighbours vote, or how to choose that number.
     public var k: KChoice
+    /// The distance between feature vectors.
     public var metric: Metric
     /// Votes weighted by 1 / distance instead of one vote per neighbour.
     public var distanceWeighting: Bool
@@ -48,6 +53,7 @@ public struct KNNClassifier: VectorClassifier {
     }
     /// Folds of the internal cross-validation that chooses k (`.auto`, `.candidates`).
     public var folds: Int
+    /// Seeds the folds of the internal cross-validation that chooses k.
     public var seed: UInt64
 
     package internal(set) var model: Model?
@@ -66,6 +72,7 @@ public struct KNNClassifier: VectorClassifier {
         public var count: Int { labels.count }
     }
 
+    /// A kNN classifier; every parameter is the property of the same name.
     public init(k: KChoice = .fixed(10), metric: Metric = .euclidean, distanceWeighting: Bool = false,
                 nullRejection: Float? = nil, folds: Int = 5, seed: UInt64 = 0) {
         self.k = k
@@ -76,6 +83,7 @@ public struct KNNClassifier: VectorClassifier {
         self.seed = seed
     }
 
+    /// Classes of the trained model (0 before training).
     public var classCount: Int { model?.classes.count ?? 0 }
 
     public var summary: [String: String] {

@@ -12,7 +12,7 @@ extension LSTMClassifier {
     /// When `context.groups` names any group, the validation part is made of whole groups, so early
     /// stopping sees unseen sessions or users. Each epoch is reported to `context.progress`.
     /// - Complexity: O(epochs * frames * 4H * (in + H)); BLAS runs on one thread meanwhile (faster
-    ///   for these small matrices). Scratch memory is lent by ``LSTMWorkspacePool`` and returned after.
+    ///   for these small matrices). Scratch memory is lent by `LSTMWorkspacePool` and returned after.
     public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws {
         let groups = context.groups.isEmpty ? [String?](repeating: nil, count: examples.count) : context.groups
         try Linalg.singleThreaded {

@@ -8,7 +8,7 @@
 /// (split by group when groups are given). Everything random comes from `seed`: the same data and
 /// configuration give the same model.
 ///
-/// Series of different lengths are batched by left-padding with masked steps (see ``LSTMNetwork``), so
+/// Series of different lengths are batched by left-padding with masked steps (see `LSTMNetwork`), so
 /// each series is scored exactly as if it were alone. A series shorter than the convolution width is
 /// padded at its start with frames at the channel means.
 ///
@@ -24,10 +24,14 @@ public struct LSTMClassifier: SequenceClassifier {
     /// The convolution front end: `filters` ReLU filters over windows of `width` frames every
     /// `stride` frames, so the LSTM runs `stride` times fewer steps.
     public struct Convolution: Sendable, Hashable, Codable {
+        /// Convolution filters (the LSTM's input width).
         public var filters: Int
+        /// Frames each filter sees.
         public var width: Int
+        /// Frames between filter positions.
         public var stride: Int
 
+        /// A front end; every parameter is the property of the same name.
         public init(filters: Int = 64, width: Int = 4, stride: Int = 2) {
             self.filters = filters
             self.width = width
@@ -101,10 +105,12 @@ public struct LSTMClassifier: SequenceClassifier {
     var parameters: [Float] = []
     /// The epochs run and the epoch whose weights were kept (the best validation loss).
     public internal(set) var epochsRun: Int = 0
+    /// The epoch whose weights were kept.
     public internal(set) var bestEpoch: Int = 0
     /// Sizes of the decoded tensors, for ``validate()`` (nil unless decoded from JSON).
     var decodedSizes: [String: Int]? = nil
 
+    /// An untrained LSTM; every parameter is the property of the same name.
     public init(hidden: Int = 64, layers: Int = 1, epochs: Int = 100, batchSize: Int = 8,
                 learningRate: Float = 0.005, seed: UInt64 = 0, dropout: Float = 0.3,
                 convolution: Convolution? = Convolution(), weightDecay: Float = 1e-4, clip: Float = 1,
@@ -126,7 +132,9 @@ public struct LSTMClassifier: SequenceClassifier {
         self.balanceClasses = balanceClasses
     }
 
+    /// Classes of the trained model (0 before training).
     public var classCount: Int { classes.count }
+    /// Whether the model has weights.
     public var isTrained: Bool { !parameters.isEmpty }
 
     var shape: LSTMShape {
@@ -202,10 +210,13 @@ public struct LSTMEpochReport: Sendable, Hashable, Codable {
     public var epoch: Int
     /// Mean training loss and accuracy of the epoch's batches (with dropout).
     public var loss: Double
+    /// Mean training accuracy of the epoch's batches.
     public var accuracy: Double
     /// On the validation part, `nil` without one.
     public var validationLoss: Double?
+    /// Accuracy on the validation part, `nil` without one.
     public var validationAccuracy: Double?
+    /// The learning rate used in this epoch.
     public var learningRate: Float
     /// Wall-clock seconds the epoch took.
     public var seconds: Double

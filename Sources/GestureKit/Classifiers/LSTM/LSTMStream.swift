@@ -1,7 +1,7 @@
 /// A trained ``LSTMClassifier`` run one frame at a time, carrying the hidden and cell states of every
 /// layer between frames.
 ///
-/// All buffers are allocated when the stream is made; ``step(_:)`` does not allocate, provided the
+/// All buffers are allocated when the stream is made; ``step(_:)-([Float])`` does not allocate, provided the
 /// caller does not keep the previous ``Prediction`` (its `scores` array is reused; if it is still held,
 /// copy-on-write makes one new array).
 ///
@@ -140,7 +140,9 @@ public struct LSTMStream: Sendable {
 /// slot `j` starts a new window at frames `j * hop`, `j * hop + window`, ...; every frame is fed to each
 /// running slot, and when a slot's window completes its prediction is emitted and the slot restarts.
 public struct LSTMWindowStream: WindowStream {
+    /// Frames per window.
     public let window: Int
+    /// Frames between decisions.
     public let hop: Int
     var slots: [LSTMStream]
     var started: [Bool]
@@ -164,7 +166,7 @@ public struct LSTMWindowStream: WindowStream {
 
     /// Feeds one frame; returns the prediction of the window that ends at this frame, every `hop`
     /// frames once `window` frames have been seen, otherwise `nil`.
-    /// - Complexity: `window / hop` LSTM steps (see ``LSTMStream/step(_:)``); no allocation.
+    /// - Complexity: `window / hop` LSTM steps (see ``LSTMStream/step(_:)-(UnsafeBufferPointer<Float>)``); no allocation.
     public mutating func step(_ values: UnsafeBufferPointer<Float>) -> Prediction? {
         let n = slots.count
         if frame % hop == 0 {

@@ -7,7 +7,7 @@ import Foundation
 /// Training standardises each feature (mean 0, population standard deviation 1; constant features
 /// keep scale 1), regresses targets +1 (the class) / -1 (the others) with an unpenalised intercept,
 /// and keeps the `alphas` value with the least summed squared leave-one-out error, all from one
-/// eigen-decomposition (see ``RidgeSolver``). A softmax over decision values divided by a temperature
+/// eigen-decomposition (see `RidgeSolver`). A softmax over decision values divided by a temperature
 /// gives the class probabilities; the temperature minimises the log loss of the leave-one-out decision
 /// values, so confidences say how often held-out predictions were right and a confidence threshold
 /// or null rejection works live.
@@ -27,6 +27,7 @@ public struct RidgeClassifier: VectorClassifier {
     public static let kind = "ridge"
     /// Largest min(vectors, features) trained (a 8000-square Double eigen-decomposition: 0.5 GB).
     public static let maxDecomposition = 8000
+    /// Ten regularisation strengths, log-spaced from 1e-3 to 1e3.
     public static let defaultAlphas: [Double] = (0..<10).map { pow(10, -3 + 6 * Double($0) / 9) }
 
     /// Candidate regularisations.
@@ -45,10 +46,12 @@ public struct RidgeClassifier: VectorClassifier {
         public var temperature: Float
     }
 
+    /// A ridge classifier choosing its regularisation among `alphas`.
     public init(alphas: [Double] = RidgeClassifier.defaultAlphas) {
         self.alphas = alphas
     }
 
+    /// Classes of the trained model (0 before training).
     public var classCount: Int { model?.classes.count ?? 0 }
 
     public var summary: [String: String] {
