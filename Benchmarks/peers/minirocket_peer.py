@@ -13,6 +13,8 @@ Makes Benchmarks/.venv-peers (pip: aeon, which brings numba and scikit-learn), t
      so both see exactly the same folds. Pooled accuracy over all held-out examples.
 
 Usage: python3 Benchmarks/peers/minirocket_peer.py [--skip-ours] [--skip-accuracy] [--repeat N] [--folds K]
+       [--ours minirocket,dtw,auto]
+  (accuracy also runs aeon's 1-NN DTW, dependent, 10% window, the standard baseline, on the same folds)
 Needs the release CLI: swift build -c release (in the repository root).
 """
 import argparse
@@ -122,28 +124,39 @@ def ours(target):
     return res
 
 
-def accuracy(folds):
-    """Pooled k-fold accuracy of aeon and of `gesture` on identical folds, per data set."""
+def aeon_dtw():
+    """The standard baseline: 1-NN dependent DTW with a 10% Sakoe-Chiba window."""
+    from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
+    return KNeighborsTimeSeriesClassifier(n_neighbors=1, distance="dtw", distance_params={"window": 0.1})
+
+
+def accuracy(folds, ours_classifiers):
+    """Pooled k-fold accuracy of aeon's MiniRocket and 1-NN DTW and of `gesture train --classifier C`
+    for each C, on identical folds, per data set: (name, n, {column: accuracy})."""
     from sklearn.model_selection import StratifiedKFold
     out = []
     for name, path in SETS:
         if not os.path.exists(path):
             continue
         header, lines, X, y = read_ts(path)
-        right_aeon = right_ours = 0
+        right = {"aeon minirocket": 0, "aeon 1nn-dtw": 0}
+        right.update({c: 0 for c in ours_classifiers})
         with tempfile.TemporaryDirectory() as tmp:
             for k, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)):
-                p = aeon_pipeline().fit(X[tr], y[tr])
-                right_aeon += int((p.predict(X[te]) == y[te]).sum())
-                ftr, fte, model = (os.path.join(tmp, f"{name}-{k}-{s}") for s in ("train.ts", "test.ts", "model.gesture"))
+                for col, model in (("aeon minirocket", aeon_pipeline()), ("aeon 1nn-dtw", aeon_dtw())):
+                    model.fit(X[tr], y[tr])
+                    right[col] += int((model.predict(X[te]) == y[te]).sum())
+                ftr, fte = (os.path.join(tmp, f"{name}-{k}-{s}") for s in ("train.ts", "test.ts"))
                 for f, idx in ((ftr, tr), (fte, te)):
                     with open(f, "w") as h:
                         h.write("\n".join(header + [lines[i] for i in idx]) + "\n")
-                subprocess.run([GESTURE, "train", ftr, "--classifier", "minirocket", "-o", model], check=True,
-                               capture_output=True)
-                r = subprocess.run([GESTURE, "evaluate", model, fte, "--json"], check=True, capture_output=True, text=True)
-                right_ours += round(json.loads(r.stdout)["accuracy"] * len(te))
-        out.append((name, len(y), right_aeon / len(y), right_ours / len(y)))
+                for c in ours_classifiers:
+                    model = os.path.join(tmp, f"{name}-{k}-{c}.gesture")
+                    subprocess.run([GESTURE, "train", ftr, "--classifier", c, "-o", model], check=True, capture_output=True)
+                    r = subprocess.run([GESTURE, "evaluate", model, fte, "--json"], check=True, capture_output=True, text=True)
+                    right[c] += round(json.loads(r.stdout)["accuracy"] * len(te))
+        out.append((name, len(y), {c: v / len(y) for c, v in right.items()}))
+        print(f"  {name}: " + ", ".join(f"{c} {v / len(y):.4f}" for c, v in right.items()), flush=True)
     return out
 
 
@@ -153,6 +166,8 @@ def main():
     ap.add_argument("--skip-accuracy", action="store_true")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--ours", default="minirocket",
+                    help="comma-separated `gesture train --classifier` values to cross-validate (e.g. minirocket,dtw,auto)")
     args = ap.parse_args()
     ensure_venv()
     import aeon
@@ -172,10 +187,13 @@ def main():
         if key.startswith("MiniRocket live"):
             print(f"{key}: {v * 1e6:.1f} us")
     if not args.skip_accuracy:
-        print(f"\n{args.folds}-fold CV on TRAIN splits (StratifiedKFold seed 0, identical folds for both)")
-        print(f"{'data set':14} {'n':>5} {'aeon':>8} {'ours':>8}")
-        for name, n, a, b in accuracy(args.folds):
-            print(f"{name:14} {n:5d} {a:8.4f} {b:8.4f}")
+        ours_classifiers = [c for c in args.ours.split(",") if c]
+        print(f"\n{args.folds}-fold CV on TRAIN splits (StratifiedKFold seed 0, identical folds for every column)")
+        rows = accuracy(args.folds, ours_classifiers)
+        cols = ["aeon minirocket", "aeon 1nn-dtw"] + ours_classifiers
+        print(f"{'data set':14} {'n':>5} " + " ".join(f"{c:>16}" for c in cols))
+        for name, n, acc in rows:
+            print(f"{name:14} {n:5d} " + " ".join(f"{acc[c]:16.4f}" for c in cols))
 
 
 if __name__ == "__main__":

@@ -90,7 +90,7 @@ struct ClassifierName: ExpressibleByArgument {
 
     static var help: String {
         "Classifier with its default pipeline: " + DefaultSpecs.all.map { "\($0.name) (\($0.summary))" }.joined(separator: "; ")
-            + "; auto (train only: the best of \(ModelSelection.defaultCandidates.joined(separator: ", ")) by cross-validation on the training data, grouped by user or session when known)."
+            + "; auto (train only: the best of \(ModelSelection.defaultCandidates.joined(separator: ", ")), and lstm from \(ModelSelection.lstmMinimumExamples) examples, by cross-validation on the training data, grouped by user or session when known)."
     }
 }
 

@@ -22,3 +22,14 @@ import Testing
         #expect(throws: GestureKitError.self) { try ModelSelection.select(on: data, candidates: ["svm"]) }
     }
 }
+
+@Suite struct ModelSelectionCandidateTests {
+    /// The LSTM is tried only when the data can pay for its cross-validation.
+    @Test func lstmJoinsFromTheStatedSize() {
+        func data(_ n: Int) -> Dataset {
+            Dataset(examples: (0..<n).map { Example(series: TimeSeries(values: [Float($0 % 2)], channelCount: 1), label: "\($0 % 2)") })
+        }
+        #expect(ModelSelection.candidates(for: data(ModelSelection.lstmMinimumExamples - 1)) == ModelSelection.defaultCandidates)
+        #expect(ModelSelection.candidates(for: data(ModelSelection.lstmMinimumExamples)) == ModelSelection.defaultCandidates + ["lstm"])
+    }
+}

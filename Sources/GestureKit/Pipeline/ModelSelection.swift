@@ -17,6 +17,16 @@ public enum ModelSelection {
     /// Default candidates, cheapest first.
     public static let defaultCandidates = ["knn", "dtw", "minirocket"]
 
+    /// Training examples from which the LSTM joins the candidates. Its cross-validation costs
+    /// minutes where the others take seconds, and on the four benchmark sets here (120 to 151
+    /// examples) MiniRocket matched or beat it; a rule of thumb, not a measured crossover.
+    public static let lstmMinimumExamples = 1000
+
+    /// The candidates for `data`: the defaults, and the LSTM when the data is large enough.
+    public static func candidates(for data: Dataset) -> [String] {
+        data.examples.count >= lstmMinimumExamples ? defaultCandidates + ["lstm"] : defaultCandidates
+    }
+
     /// One candidate and its cross-validated accuracy.
     public struct Row: Sendable, Hashable {
         /// The default pipeline's name (`knn`, `dtw`, ...).
@@ -50,14 +60,16 @@ public enum ModelSelection {
     /// Cross-validates every candidate on `data` and picks the best.
     /// - Parameters:
     ///   - data: the training data (never the data a figure is reported on).
-    ///   - candidates: default pipeline names, cheapest first (ties go to the earlier).
+    ///   - candidates: default pipeline names, cheapest first (ties go to the earlier); `nil` for
+    ///     ``candidates(for:)``.
     ///   - folds: folds per candidate, grouped as ``grouping(of:folds:)`` says.
     ///   - seed: shuffles the folds.
     ///   - overrides: applied to every candidate (a window, the rest class).
     ///   - progress: receives each candidate's row as it is done.
-    public static func select(on data: Dataset, candidates: [String] = defaultCandidates, folds: Int = 5,
+    public static func select(on data: Dataset, candidates: [String]? = nil, folds: Int = 5,
                               seed: UInt64 = 0, overrides: PipelineSpec.Overrides = .init(),
                               progress: (@Sendable (Row) -> Void)? = nil) throws -> Choice {
+        let candidates = candidates ?? Self.candidates(for: data)
         guard !candidates.isEmpty else { throw GestureKitError("no candidates to choose from", field: "classifier") }
         let group = grouping(of: data, folds: folds)
         var table: [Row] = []
