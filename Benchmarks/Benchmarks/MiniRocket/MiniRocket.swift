@@ -48,13 +48,13 @@ let benchmarks: @Sendable () -> Void = {
     if let train = try? Dataset.load(bm + "/BasicMotions_TRAIN.ts"),
        let test = try? Dataset.load(bm + "/BasicMotions_TEST.ts"),
        let spec = try? DefaultSpecs.build(classifier: "minirocket", specFile: nil,
-                                          window: PipelineSpec.Window(size: 50, hop: 10)),
+                                          overrides: .init(window: PipelineSpec.Window(size: 50, hop: 10))),
        let pipeline = try? Pipeline.train(spec, on: train) {
         let frames = test.examples.flatMap { e in (0..<e.series.frameCount).map { Array(e.series.frame($0)) } }
         Benchmark("MiniRocket live: one window decision (window 50, hop 10, BasicMotions 6ch)",
                   configuration: .init(timeUnits: .microseconds, maxDuration: .seconds(3), maxIterations: 10_000)) { benchmark in
             // A fresh stream given 40 frames, then the measured hop of 10 that completes the window: one decision.
-            var r = pipeline.liveRecognizer()
+            var r = pipeline.recognizer()
             let start = (frames.count / 2) - 49
             for f in start..<(start + 40) { blackHole(try? r.push(frames[f])) }
             benchmark.startMeasurement()
