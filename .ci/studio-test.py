@@ -198,6 +198,8 @@ def main():
             check(False, "latencies were measured")
         send_osc("shake", 0.4); time.sleep(0.1)
         driver.save_screenshot(os.path.join(SHOTS, "studio-live.png"))
+        driver.set_window_size(1180, 860); send_osc("rest", 0.3); send_osc("shake", 0.5); time.sleep(0.1)
+        driver.save_screenshot(os.path.join(SHOTS, "studio-readme.png"))
         driver.set_window_size(420, 900); time.sleep(0.5)
         driver.save_screenshot(os.path.join(SHOTS, "studio-narrow.png"))
         driver.set_window_size(1360, 1000)

@@ -22,6 +22,8 @@ public final class StudioHub: @unchecked Sendable {
     private var live: SwappableRecognizer?
     private var frameCount = 0
     private var recording: (label: String, values: [Float])?
+    /// The page that holds the record button; if it goes away mid-hold, the example is dropped.
+    private var recordingClient: Int?
     private var examples: [ExampleInfo]
     private var clients: [Int: AsyncStream<String>.Continuation] = [:]
     private var nextClient = 0
@@ -62,6 +64,7 @@ public final class StudioHub: @unchecked Sendable {
     public func disconnect(_ id: Int) {
         let c = lock.withLock { clients.removeValue(forKey: id) }
         c?.finish()
+        if lock.withLock({ recordingClient == id }) { try? stopRecording(keep: false) }
     }
 
     /// Handles one text message from page `client`; problems are said back to that page.
@@ -70,7 +73,7 @@ public final class StudioHub: @unchecked Sendable {
             switch try PageMessage(parsing: text) {
             case .motion(let frames):
                 for f in frames { try push(f, names: MotionLayout.channels) }
-            case .record(let label): try startRecording(label)
+            case .record(let label): try startRecording(label, by: client)
             case .stop: try stopRecording(keep: true)
             case .cancel: try stopRecording(keep: false)
             case .delete(let id): try delete(id)
@@ -139,18 +142,19 @@ public final class StudioHub: @unchecked Sendable {
 
     // MARK: Recording
 
-    private func startRecording(_ label: String) throws {
+    private func startRecording(_ label: String, by client: Int) throws {
         try lock.withLock {
             guard recording == nil else { throw StudioError("already recording \(recording!.label)") }
             guard !training else { throw StudioError("wait for training to finish") }
             recording = (label, [])
+            recordingClient = client
             broadcastLocked(StudioOutbound.encode(RecordingState(label: label)))
         }
     }
 
     private func stopRecording(keep: Bool) throws {
         let (taken, channels): ((label: String, values: [Float])?, [String]?) = lock.withLock {
-            defer { recording = nil }
+            defer { recording = nil; recordingClient = nil }
             broadcastLocked(StudioOutbound.encode(RecordingState(label: nil)))
             return (recording, channelNames)
         }

@@ -177,3 +177,20 @@ func temporaryProject() throws -> ProjectStore {
         #expect(late.isEmpty, "rest is silence once the window has left the shake: \(late)")
     }
 }
+
+extension StudioHubTests {
+    @Test func aPageThatGoesAwayMidHoldLeavesNoExample() async throws {
+        let store = try temporaryProject()
+        let hub = try StudioHub(store: store)
+        let a = try Page(hub)
+        hub.receive("{\"t\":\"record\",\"label\":\"wave\"}", from: a.id)
+        for i in 0..<10 { try hub.push([Float(i), 0], names: ["x", "y"]) }
+        hub.disconnect(a.id)
+        let b = try Page(hub)
+        #expect(await b.wait { !b.of("state").isEmpty })
+        #expect(b.of("state").last?["recording"] == nil)
+        #expect(try store.examples().isEmpty)
+        hub.receive("{\"t\":\"record\",\"label\":\"wave\"}", from: b.id)
+        #expect(await b.wait { b.of("recording").last?["label"] as? String == "wave" }, "a new hold can start")
+    }
+}
