@@ -16,7 +16,7 @@ Screenshots go to .ci/studio-shots/. Exits 1 on any failure.
 
 Usage: .ci/studio-test.py GESTURE_BINARY
 """
-import json, os, re, socket, struct, subprocess, sys, tempfile, threading, time, math, statistics, urllib.request, urllib.error
+import json, os, re, shutil, socket, struct, subprocess, sys, tempfile, threading, time, math, statistics, urllib.request, urllib.error
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -226,6 +226,21 @@ def main():
         check(urllib.request.urlopen(ok_url).status == 200, "with the token the page is served")
         driver.get(ok_url)
         WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "connText").text == "live")
+        share = js("return window.studio.share")
+        check(share is not None and "token=" in share["url"] and driver.find_element(By.ID, "qr").is_displayed(),
+              f"the page shows the address to open on a phone with its QR code ({share and re.sub('token=[0-9a-f]+', 'token=…', share['url'])})")
+        if share and shutil.which("zbarimg"):
+            rows, q, k = share["qr"], 4, 4
+            n = len(rows) + 2 * q
+            pbm = os.path.join(SHOTS, "qr.pbm")
+            with open(pbm, "w") as f:
+                f.write(f"P1\n{n * k} {n * k}\n")
+                for r in range(n):
+                    line = " ".join("1" if 0 <= r - q < len(rows) and 0 <= c - q < len(rows) and rows[r - q][c - q] == "1" else "0"
+                                    for c in range(n) for _ in range(k))
+                    for _ in range(k): f.write(line + "\n")
+            out = subprocess.run(["zbarimg", "-q", "--raw", pbm], capture_output=True, text=True).stdout.strip()
+            check(out == share["url"], f"zbarimg reads the QR code back as the address ({'same' if out == share['url'] else repr(out)})")
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         stop = threading.Event(); sent = [0]
         def pump():

@@ -29,6 +29,7 @@ public final class StudioHub: @unchecked Sendable {
     private var nextClient = 0
     private var training = false
     private var lastID: Int64 = 0
+    private var share: StateMessage.Share?
 
     /// Opens the project: its recording fixes the channels, and its last trained pipeline (if it
     /// reads those channels and decides live) recognises from the first frame.
@@ -47,6 +48,14 @@ public final class StudioHub: @unchecked Sendable {
     }
 
     // MARK: Pages
+
+    /// The address a phone should open, shown on every page with its QR code.
+    public func setShareURL(_ url: String) {
+        lock.withLock {
+            share = QRCode(url).map { StateMessage.Share(url: url, qr: $0.rows) }
+            broadcastLocked(stateMessage())
+        }
+    }
 
     /// Registers a page; its stream starts with the studio's state.
     public func connect() throws -> (id: Int, messages: AsyncStream<String>) {
@@ -290,6 +299,13 @@ public final class StudioHub: @unchecked Sendable {
         var frames: Int
         var rest = StudioHub.restLabel
         var motionChannels = MotionLayout.channels
+        var share: Share?
+
+        struct Share: Encodable {
+            var url: String
+            /// QR code modules, one string of "0"/"1" per row.
+            var qr: [String]
+        }
 
         struct Model: Encodable {
             var kind: String
@@ -304,6 +320,7 @@ public final class StudioHub: @unchecked Sendable {
             StateMessage.Model(kind: l.pipeline.spec.classifier.kind, classes: l.pipeline.classes, window: l.pipeline.spec.window?.size)
         }
         return StudioOutbound.encode(StateMessage(channels: channelNames, examples: examples, classifiers: DefaultSpecs.names,
-                                                  model: model, recording: recording?.label, training: training, frames: frameCount))
+                                                  model: model, recording: recording?.label, training: training, frames: frameCount,
+                                                  share: share))
     }
 }

@@ -58,15 +58,23 @@ struct Studio: ParsableCommand {
                 try StudioInput(try InputSpec(parsing: text), hub: hub, channelNames: (try store.channels()) ?? [], rate: rate,
                                 report: { printStderr($0) })
             }
+            let wildcard = host == "0.0.0.0" || host == "::"
             let server = StudioServer(host: host, port: port, access: .forHost(host), hub: hub)
             let (host, input, project) = (self.host, self.input, self.project)
             try runBlocking {
                 try await server.run { bound in
                     var lines = ["studio: \(server.url(port: bound))"]
-                    if host == "0.0.0.0" || host == "::" {
+                    if wildcard {
                         lines += StudioServer.networkAddresses().map { "  on the network: \(server.url(host: $0, port: bound))" }
                     }
                     lines.append("  project \(project)" + (input.map { ", frames from \($0)" } ?? ", frames from the page") + "; Ctrl-C to stop")
+                    // The address a phone can open: the first network address, or the host given.
+                    let share = wildcard ? StudioServer.networkAddresses().first.map { server.url(host: $0, port: bound) }
+                        : StudioAccess.isLoopback(host) ? nil : server.url(port: bound)
+                    if let share {
+                        hub.setShareURL(share)
+                        if isatty(STDOUT_FILENO) != 0, let qr = QRCode(share) { lines.append(qr.terminalText()) }
+                    }
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
                     feed?.start()
                 }
