@@ -17,6 +17,8 @@ public final class StudioHub: @unchecked Sendable {
 
     public let store: ProjectStore
     private let oscOut: OSCSender?
+    /// Spec files offered beside the default pipelines, by name (`spec:NAME`).
+    private let specs: [String: PipelineSpec]
     private let lock = NSLock()
     private var channelNames: [String]?
     private var live: SwappableRecognizer?
@@ -33,9 +35,10 @@ public final class StudioHub: @unchecked Sendable {
 
     /// Opens the project: its recording fixes the channels, and its last trained pipeline (if it
     /// reads those channels and decides live) recognises from the first frame.
-    public init(store: ProjectStore, oscOut: OSCSender? = nil) throws {
+    public init(store: ProjectStore, oscOut: OSCSender? = nil, specs: [String: PipelineSpec] = [:]) throws {
         self.store = store
         self.oscOut = oscOut
+        self.specs = specs
         examples = try store.examples()
         channelNames = try store.channels()
         if FileManager.default.fileExists(atPath: store.pipelinePath) {
@@ -210,7 +213,7 @@ public final class StudioHub: @unchecked Sendable {
                 guard counts.keys.filter({ $0 != StudioHub.restLabel }).count + (hasRest ? 1 : 0) >= 2 else {
                     throw StudioError("record at least two classes (rest counts as one) before training")
                 }
-                let spec = try StudioHub.spec(for: request, rest: hasRest ? StudioHub.restLabel : nil)
+                let spec = try StudioHub.spec(for: request, rest: hasRest ? StudioHub.restLabel : nil, specs: specs)
                 try await runTraining(spec)
             } catch {
                 broadcast(StudioOutbound.encode(TrainingMessage(state: "failed", message: "\(error)")))
@@ -219,9 +222,10 @@ public final class StudioHub: @unchecked Sendable {
         }
     }
 
-    /// The default pipeline of `request.classifier`, with its window and the rest class.
-    static func spec(for request: TrainRequest, rest: String?) throws -> PipelineSpec {
-        let base = try DefaultSpecs.pipeline(named: request.classifier).spec
+    /// The default pipeline of `request.classifier` (or the spec file of that name), with the
+    /// request's window and the rest class.
+    static func spec(for request: TrainRequest, rest: String?, specs: [String: PipelineSpec] = [:]) throws -> PipelineSpec {
+        let base = try specs[request.classifier] ?? DefaultSpecs.pipeline(named: request.classifier).spec
         return try base.applying(PipelineSpec.Overrides(window: request.window, rest: rest))
     }
 
@@ -319,7 +323,7 @@ public final class StudioHub: @unchecked Sendable {
         let model = live.map { l in
             StateMessage.Model(kind: l.pipeline.spec.classifier.kind, classes: l.pipeline.classes, window: l.pipeline.spec.window?.size)
         }
-        return StudioOutbound.encode(StateMessage(channels: channelNames, examples: examples, classifiers: DefaultSpecs.names,
+        return StudioOutbound.encode(StateMessage(channels: channelNames, examples: examples, classifiers: DefaultSpecs.names + specs.keys.sorted(),
                                                   model: model, recording: recording?.label, training: training, frames: frameCount,
                                                   share: share))
     }

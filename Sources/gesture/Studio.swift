@@ -30,6 +30,9 @@ struct Studio: ParsableCommand {
     @Option(help: "Address to listen on; anything but loopback needs the printed token.")
     var host: String = "127.0.0.1"
 
+    @Option(name: .customLong("spec"), help: "Also offer this pipeline spec (JSON) on the page, as spec:NAME (repeatable).")
+    var specs: [String] = []
+
     @Option(help: "Replay --input FILE at this many frames per second.")
     var rate: Double?
 
@@ -53,7 +56,11 @@ struct Studio: ParsableCommand {
         try reportingErrors {
             let store = try ProjectStore(directory: project)
             let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
-            let hub = try StudioHub(store: store, oscOut: sender)
+            var named: [String: PipelineSpec] = [:]
+            for path in specs {
+                named["spec:" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension] = try PipelineSpec.load(path)
+            }
+            let hub = try StudioHub(store: store, oscOut: sender, specs: named)
             let feed = try input.map { text in
                 try StudioInput(try InputSpec(parsing: text), hub: hub, channelNames: (try store.channels()) ?? [], rate: rate,
                                 report: { printStderr($0) })

@@ -194,3 +194,25 @@ extension StudioHubTests {
         #expect(await b.wait { b.of("recording").last?["label"] as? String == "wave" }, "a new hold can start")
     }
 }
+
+@Suite struct StudioSpecTests {
+    @Test func defaultPipelinesGetTheWindowAndTheRestClass() throws {
+        let spec = try StudioHub.spec(for: TrainRequest(classifier: "knn", window: .init(size: 24, hop: 6)), rest: "rest")
+        #expect(spec.window == .init(size: 24, hop: 6))
+        #expect(spec.rest == "rest")
+        #expect(spec.classifier.kind == "knn")
+        #expect(try StudioHub.spec(for: TrainRequest(classifier: "dtw", window: nil), rest: nil).window == nil)
+    }
+
+    @Test func specFilesKeepTheirOwnWindow() throws {
+        let file = try PipelineSpec.load(URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../pipelines/basicmotions-live.json").standardized.path)
+        let spec = try StudioHub.spec(for: TrainRequest(classifier: "spec:live", window: nil), rest: "rest", specs: ["spec:live": file])
+        #expect(spec.window == file.window)
+        #expect(spec.rest == "rest")
+    }
+
+    @Test func unknownClassifiersAreRefused() {
+        #expect(throws: GestureKitError.self) { try StudioHub.spec(for: TrainRequest(classifier: "nope", window: nil), rest: nil) }
+    }
+}
