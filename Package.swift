@@ -13,6 +13,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         // `swift package generate-documentation --target GestureKit` (.ci/docs); a plugin only, never linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The studio's web server; only GestureStudio and the CLI link it, never GestureKit.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,13 +29,24 @@ let package = Package(
             name: "GestureKit",
             dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux, .android, .windows, .openbsd])), "CGestureKernels", .product(name: "Numerics", package: "swift-numerics")]
         ),
+        // The web studio: the only target with a server dependency, so GestureKit stays embeddable.
+        .target(
+            name: "GestureStudio",
+            dependencies: [
+                "GestureKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.embedInCode("Page/studio.html")]
+        ),
         .executableTarget(
             name: "gesture",
-            dependencies: ["GestureKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["GestureKit", "GestureStudio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The core loop of a gesture app (Examples/GestureApp); .ci/example runs it.
         .executableTarget(name: "GestureAppExample", dependencies: ["GestureKit"], path: "Examples/GestureApp"),
         .testTarget(name: "GestureKitTests", dependencies: ["GestureKit"]),
         .testTarget(name: "GestureCLITests", dependencies: ["GestureKit"]),
+        .testTarget(name: "GestureStudioTests", dependencies: ["GestureStudio", "GestureKit"]),
     ]
 )

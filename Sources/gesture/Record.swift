@@ -189,42 +189,12 @@ struct Record: ParsableCommand {
 
     // MARK: - Helpers
 
-    /// One write(2) for the whole row (O_APPEND makes it land at the end atomically); loops only
-    /// if the kernel accepted part of it.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws {
-        try bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    throw GestureKitError("write failed: \(String(cString: strerror(errno)))", file: file)
-                }
-                offset += n
-            }
-        }
+        try RecordingAppend.writeAll(fd, bytes, file: file)
     }
 
-    /// The channels of an existing non-empty recording, or nil when the file is missing or empty.
     static func existingLayout(_ path: String) throws -> (channels: [String], endsWithNewline: Bool)? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        let head = try handle.read(upToCount: 1 << 20) ?? Data()
-        if head.isEmpty { return nil }
-        guard let nl = head.firstIndex(of: UInt8(ascii: "\n")) else {
-            throw GestureKitError("no complete header line; refusing to append (nothing was written)", file: path, line: 1)
-        }
-        var text = String(decoding: head[head.startIndex..<nl], as: UTF8.self)
-        if text.hasSuffix("\r") { text.removeLast() }
-        let fields = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard fields.count >= 3, fields[0] == "session", fields[1] == "label" else {
-            throw GestureKitError("header \"\(text.prefix(80))\" is not session,label,<channels>; refusing to append (nothing was written)",
-                                  file: path, line: 1)
-        }
-        let end = try handle.seekToEnd()
-        try handle.seek(toOffset: end - 1)
-        let last = try handle.read(upToCount: 1) ?? Data()
-        return (Array(fields.dropFirst(2)), last.first == UInt8(ascii: "\n"))
+        try RecordingAppend.existingLayout(path)
     }
 
     static func parseChannels(_ text: String) throws -> [String] {

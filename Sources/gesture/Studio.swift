@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import GestureKit
+import GestureStudio
+
+/// `gesture studio`: a local web page to record examples, train and watch live recognition,
+/// with frames from `--input` (as `stream` reads them) or from the page's own motion sensors.
+struct Studio: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record, train and watch live recognition in a web page; a phone can be the sensor.",
+        discussion: """
+            Serves a page at http://HOST:PORT/ that plots every channel live, records labelled examples \
+            into PROJECT/recording.csv (the `gesture record` format, readable by `gesture train`), trains \
+            in the background and shows each detection on the same timeline. Frames come from --input \
+            (as `gesture stream` reads them) and from any page that shares its device's motion sensors. \
+            Listens on 127.0.0.1 unless --host says otherwise; on any other address the printed URL \
+            carries a random token that every request must present.
+            """)
+
+    @Option(help: "Frames from: - (stdin), FILE, udp:PORT, osc:PORT[/address]. Without it, frames come from the page.")
+    var input: String?
+
+    @Option(help: "Project folder: recording.csv and the trained studio.gesture (created if missing).")
+    var project: String = "studio-project"
+
+    @Option(help: "Port to serve on (0: any free port).")
+    var port: Int = 8080
+
+    @Option(help: "Address to listen on; anything but loopback needs the printed token.")
+    var host: String = "127.0.0.1"
+
+    @Option(name: .customLong("spec"), help: "Also offer this pipeline spec (JSON) on the page, as spec:NAME (repeatable).")
+    var specs: [String] = []
+
+    @Option(help: "Replay --input FILE at this many frames per second.")
+    var rate: Double?
+
+    @Option(help: "Also send each detection as OSC to HOST:PORT.")
+    var oscOut: String?
+
+    @Option(help: "OSC address for --osc-out.")
+    var oscAddress: String = OSCSender.wekinatorOutputAddress
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
+        if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be positive") }
+        if let o = oscOut, parseHostPort(o) == nil { throw ValidationError("--osc-out expects HOST:PORT, got \"\(o)\"") }
+        if let input {
+            do { _ = try InputSpec(parsing: input) } catch let e as GestureKitError { throw ValidationError("--input: \(e.message)") }
+        }
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let store = try ProjectStore(directory: project)
+            let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
+            var named: [String: PipelineSpec] = [:]
+            for path in specs {
+                named["spec:" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension] = try PipelineSpec.load(path)
+            }
+            let hub = try StudioHub(store: store, oscOut: sender, specs: named)
+            let feed = try input.map { text in
+                try StudioInput(try InputSpec(parsing: text), hub: hub, channelNames: (try store.channels()) ?? [], rate: rate,
+                                report: { printStderr($0) })
+            }
+            let wildcard = host == "0.0.0.0" || host == "::"
+            let server = StudioServer(host: host, port: port, access: .forHost(host), hub: hub)
+            let (host, input, project) = (self.host, self.input, self.project)
+            try runBlocking {
+                try await server.run { bound in
+                    var lines = ["studio: \(server.url(port: bound))"]
+                    if wildcard {
+                        lines += StudioServer.networkAddresses().map { "  on the network: \(server.url(host: $0, port: bound))" }
+                    }
+                    lines.append("  project \(project)" + (input.map { ", frames from \($0)" } ?? ", frames from the page") + "; Ctrl-C to stop")
+                    // The address a phone can open: the first network address, or the host given.
+                    let share = wildcard ? StudioServer.networkAddresses().first.map { server.url(host: $0, port: bound) }
+                        : StudioAccess.isLoopback(host) ? nil : server.url(port: bound)
+                    if let share {
+                        hub.setShareURL(share)
+                        if isatty(STDOUT_FILENO) != 0, let qr = QRCode(share) { lines.append(qr.terminalText()) }
+                    }
+                    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+                    feed?.start()
+                }
+            }
+            feed?.stop()
+        }
+    }
+}
+
+/// Runs async work from a synchronous command and waits for it (the root command is synchronous).
+func runBlocking(_ body: @escaping @Sendable () async throws -> Void) throws {
+    final class Box: @unchecked Sendable { var result: Result<Void, Error> = .success(()) }
+    let box = Box(), done = DispatchSemaphore(value: 0)
+    Task.detached {
+        do { try await body() } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    try box.result.get()
+}
