@@ -34,23 +34,46 @@ import Testing
 
     /// A `train -o` killed by SIGKILL leaves `.NAME.tmp-PID`; the next save of NAME removes it.
     @Test func saveRemovesTemporariesOfDeadWriters() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // A pid that is certainly gone: a child that has exited and been reaped.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/true")
-        try p.run()
-        p.waitUntilExit()
-        let dead = "\(dir)/.p.gesture.tmp-\(p.processIdentifier)"
+        let pid = try Self.deadPID()
+        let dead = "\(dir)/.p.gesture.tmp-\(pid)"
         let live = "\(dir)/.p.gesture.tmp-1"  // pid 1 is alive: its temporary must stay
-        let other = "\(dir)/.q.gesture.tmp-\(p.processIdentifier)"
+        let other = "\(dir)/.q.gesture.tmp-\(pid)"
         for f in [dead, live, other] { #expect(FileManager.default.createFile(atPath: f, contents: Data("x".utf8))) }
         try writeAtomically(Data("new".utf8), to: "\(dir)/p.gesture")
         #expect(!FileManager.default.fileExists(atPath: dead))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(FileManager.default.fileExists(atPath: other))
         #expect(try String(contentsOfFile: "\(dir)/p.gesture", encoding: .utf8) == "new")
+    }
+
+    /// `convert` to .ts/.grt went through Foundation's `.atomic`, whose temporary no later write
+    /// cleaned up after a kill -9; the dataset writers now share the pipeline file's writer.
+    @Test(arguments: ["ts", "grt"]) func datasetWritersRemoveTemporariesOfDeadWriters(_ ext: String) throws {
+        let dir = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let stale = "\(dir)/.d.\(ext).tmp-\(try Self.deadPID())"
+        #expect(FileManager.default.createFile(atPath: stale, contents: Data("half".utf8)))
+        let dataset = try Dataset.load(TestData.basicMotionsTrain)
+        try dataset.write(to: "\(dir)/d.\(ext)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["d.\(ext)"])
+        #expect(try Dataset.load("\(dir)/d.\(ext)").examples.count == dataset.examples.count)
+    }
+
+    static func scratchFolder() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A pid that is certainly gone: a child that has exited and been reaped.
+    static func deadPID() throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        return p.processIdentifier
     }
 
     /// FuzzHAPT: a labels.txt line of carriage returns was quoted raw into the error, which then

@@ -152,7 +152,9 @@ extension Pipeline: Codable {
     }
 }
 
-/// Writes `data` to a temporary file beside `path`, flushes it, then renames it over `path`.
+/// Writes `data` to a temporary file beside `path` (`.NAME.tmp-PID`), flushes it, then renames
+/// it over `path`; temporaries of dead writers of the same NAME go first. Used for pipeline files
+/// and the dataset writers (CSV, .grt, .ts).
 package func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path)
     let dir = url.deletingLastPathComponent()
