@@ -110,6 +110,34 @@ import Testing
         }
     }
 
+    /// FuzzPipelineFile (954,398 runs): a pipeline file whose moving average said "channels": -6
+    /// trapped in the decoder, which sized its ring before anything checked the value. Every
+    /// stage that allocates while decoding now validates first; sizes are bounded so a file cannot
+    /// ask for gigabytes or a long design either.
+    @Test(arguments: [
+        #"{"kind":"movingAverage","window":3,"channels":-6}"#,
+        #"{"kind":"median","window":3,"channels":-6}"#,
+        #"{"kind":"movingAverage","window":-3,"channels":6}"#,
+        #"{"kind":"movingAverage","window":4611686018427387904,"channels":6}"#,
+        #"{"kind":"median","window":3,"channels":4611686018427387904}"#,
+        #"{"kind":"derivative","channels":-6}"#,
+        #"{"kind":"savitzkyGolay","window":7,"channels":-6}"#,
+        #"{"kind":"savitzkyGolay","window":99999999,"polynomialOrder":2,"mode":"endpoint"}"#,
+        #"{"kind":"savitzkyGolay","window":4095,"polynomialOrder":4000}"#,
+        #"{"kind":"lowPass","normalizedCutoff":0.2,"channels":-6}"#,
+        #"{"kind":"lowPass","normalizedCutoff":0.2,"order":1000000000}"#,
+    ]) func decodedFilterSizesAreCheckedBeforeAllocating(_ stage: String) throws {
+        // The fuzzer's input, cut down to the stage that trapped, inside a whole pipeline spec.
+        let json = #"{"preprocessing":["# + stage + #"],"classifier":{"kind":"knn"}}"#
+        do {
+            _ = try decodeJSON(PipelineSpec.self, from: Data(json.utf8), file: "p.gesture")
+            Issue.record("decoded \(stage)")
+        } catch let e as GestureKitError {
+            #expect(e.file == "p.gesture")
+            #expect(!e.description.contains("\n"))
+        }
+    }
+
     /// FuzzHAPT: experiment files with no samples gave a recording of 0 frames, and
     /// `Recording.segments` read `labels[1]` of an empty array (a trap, found at 75,000 runs).
     @Test func emptyRecordingHasNoSegments() throws {
