@@ -189,7 +189,7 @@ final class UDPSocket {
             msg.msg_iov = iovp
             msg.msg_iovlen = 1
             msg.msg_control = control.baseAddress
-            msg.msg_controllen = control.count
+            msg.msg_controllen = .init(control.count)  // size_t in glibc, socklen_t in musl
             let n = recvmsg(fd, &msg, 0)
             guard n >= 0 else { return n }
             let align = MemoryLayout<Int>.size
