@@ -2,7 +2,8 @@
 # Builds every libFuzzer harness (-sanitize=fuzzer,address) and runs each for SECONDS (default 60)
 # from its seed corpus plus the corpus grown by earlier runs (.corpus/, not committed).
 # Usage: Fuzz/run.sh [SECONDS] [HARNESS...]   Env: JOBS=n harnesses at a time (default 1);
-# TIMEOUT=s per input (default 1; raise it on a loaded machine, then replay with replay.sh).
+# TIMEOUT=s per input (default 1; raise it on a loaded machine, then replay with replay.sh);
+# RUNS=n stops a harness after n executions (SECONDS still caps it): RUNS=1000000 for the 10^6 goal.
 # A harness that crashes, leaks or takes over 1 s on an input stops with its input saved in
 # Fuzz/.artifacts/<harness>/ and this script exits 1. Prints one line per harness: runs, edges.
 set -uo pipefail
@@ -23,14 +24,18 @@ run_one() {
   local h=$1
   mkdir -p ".corpus/$h" ".artifacts/$h" "Seeds/$h"
   # -timeout: an input over it is a finding; detect_leaks is on by default under ASan.
-  SWIFT_BACKTRACE=enable=no nice -n 15 ".build-fuzz/release/$h" ".corpus/$h" "Seeds/$h" -dict="Dicts/${DICT[$h]}.dict" \
-    -max_total_time="$SECONDS_EACH" -timeout="${TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
+  # nice 19: the machine is shared with builds, which should not wait for a fuzzer.
+  SWIFT_BACKTRACE=enable=no nice -n 19 ".build-fuzz/release/$h" ".corpus/$h" "Seeds/$h" -dict="Dicts/${DICT[$h]}.dict" \
+    -max_total_time="$SECONDS_EACH" -runs="${RUNS:--1}" -timeout="${TIMEOUT:-1}" -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
     -artifact_prefix=".artifacts/$h/" >".logs/$h.log" 2>&1
   local rc=$?
   local runs edges
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' ".logs/$h.log" | grep -o '[0-9]*$')
   edges=$(grep -oE 'cov: [0-9]+' ".logs/$h.log" | tail -1 | grep -oE '[0-9]+')
-  printf '%-18s rc=%-3s runs=%-10s edges=%s\n' "$h" "$rc" "${runs:-?}" "${edges:-?}"
+  local ft secs
+  ft=$(grep -oE 'ft: [0-9]+' ".logs/$h.log" | tail -1 | grep -oE '[0-9]+')
+  secs=$(grep -oE 'Done [0-9]+ runs in [0-9]+ second' ".logs/$h.log" | grep -oE '[0-9]+ second' | grep -oE '[0-9]+')
+  printf '%-18s rc=%-3s runs=%-10s edges=%-6s features=%-6s seconds=%s\n' "$h" "$rc" "${runs:-?}" "${edges:-?}" "${ft:-?}" "${secs:-?}"
   return $rc
 }
 status=0

@@ -14,9 +14,17 @@ struct Gesture: ParsableCommand {
     /// One error path for every command: `error: ...` on stderr, exit 64 for bad usage (with the
     /// usage line) and 1 for bad input; help and version go to stdout with exit 0.
     static func main() {
+        // exit(3) only once the error is released: called inside the catch, it left the error's
+        // box for LeakSanitizer to report on every failing command.
+        let code = runCommand()
+        if code != 0 { Foundation.exit(code) }
+    }
+
+    private static func runCommand() -> Int32 {
         do {
             var command = try parseAsRoot()
             try command.run()
+            return 0
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
@@ -26,7 +34,7 @@ struct Gesture: ParsableCommand {
                 let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message
                 FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
             }
-            Foundation.exit(code.rawValue)
+            return code.rawValue
         }
     }
 }

@@ -10,6 +10,8 @@ struct Stream: ParsableCommand {
             optional header row picks channels by name) from stdin, a file, UDP datagrams, or OSC messages
             whose float arguments are one frame (Wekinator's /wek/inputs on port 6448 by default).
             One line is printed per detection. Malformed lines are counted and reported, never fatal.
+            At the end a summary goes to stderr: frames, detections, malformed lines, reloads and, for
+            UDP/OSC on Linux, datagrams the kernel dropped because they came faster than they were read.
             """)
 
     @Argument(help: "A trained pipeline (.gesture).")
@@ -98,7 +100,13 @@ struct Stream: ParsableCommand {
             session.out.flush()
             let elapsed = Date().timeIntervalSince(session.started)
             let perSecond: Double = Double(session.frames) / max(elapsed, 1e-9)
-            let counts = "\(session.frames) frames, \(session.detections) detections, \(reader.malformedCount) malformed, \(session.reloads) reloads"
+            var counts = "\(session.frames) frames, \(session.detections) detections, \(reader.malformedCount) malformed, \(session.reloads) reloads"
+            // Datagrams that never reached us (receive queue full); Linux reports them, Darwin cannot.
+            if let drops = reader.kernelDrops {
+                counts += ", \(drops) datagrams dropped by the kernel"
+            } else if reader.port != nil {
+                counts += ", kernel drops not reported on this platform"
+            }
             printStderr(counts + String(format: " in %.2f s (%.0f frames/s)", elapsed, perSecond))
         }
     }

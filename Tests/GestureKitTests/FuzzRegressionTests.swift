@@ -34,23 +34,51 @@ import Testing
 
     /// A `train -o` killed by SIGKILL leaves `.NAME.tmp-PID`; the next save of NAME removes it.
     @Test func saveRemovesTemporariesOfDeadWriters() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        // A pid that is certainly gone: a child that has exited and been reaped.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/true")
-        try p.run()
-        p.waitUntilExit()
-        let dead = "\(dir)/.p.gesture.tmp-\(p.processIdentifier)"
+        let pid = try Self.deadPID()
+        let dead = "\(dir)/.p.gesture.tmp-\(pid)"
         let live = "\(dir)/.p.gesture.tmp-1"  // pid 1 is alive: its temporary must stay
-        let other = "\(dir)/.q.gesture.tmp-\(p.processIdentifier)"
+        let other = "\(dir)/.q.gesture.tmp-\(pid)"
         for f in [dead, live, other] { #expect(FileManager.default.createFile(atPath: f, contents: Data("x".utf8))) }
         try writeAtomically(Data("new".utf8), to: "\(dir)/p.gesture")
         #expect(!FileManager.default.fileExists(atPath: dead))
         #expect(FileManager.default.fileExists(atPath: live))
         #expect(FileManager.default.fileExists(atPath: other))
         #expect(try String(contentsOfFile: "\(dir)/p.gesture", encoding: .utf8) == "new")
+    }
+
+    /// `convert` to .ts/.grt went through Foundation's `.atomic`, whose temporary no later write
+    /// cleaned up after a kill -9; the dataset writers now share the pipeline file's writer. That
+    /// writer created its own temporary with FileManager.createFile, itself atomic through
+    /// `.NAME.tmp-PID.tmp.XXXXXX`, not a name the sweep knew: in one kill-convert run (40 kills)
+    /// a temporary outlived the next write.
+    @Test(arguments: ["ts", "grt"]) func datasetWritersRemoveTemporariesOfDeadWriters(_ ext: String) throws {
+        let dir = try Self.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let pid = try Self.deadPID()
+        for stale in ["\(dir)/.d.\(ext).tmp-\(pid)", "\(dir)/.d.\(ext).tmp-\(pid).tmp.Xa9bQz"] {
+            #expect(FileManager.default.createFile(atPath: stale, contents: Data("half".utf8)))
+        }
+        let dataset = try Dataset.load(TestData.basicMotionsTrain)
+        try dataset.write(to: "\(dir)/d.\(ext)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir) == ["d.\(ext)"])
+        #expect(try Dataset.load("\(dir)/d.\(ext)").examples.count == dataset.examples.count)
+    }
+
+    static func scratchFolder() throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fuzzreg-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// A pid that is certainly gone: a child that has exited and been reaped.
+    static func deadPID() throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/true")
+        try p.run()
+        p.waitUntilExit()
+        return p.processIdentifier
     }
 
     /// FuzzHAPT: a labels.txt line of carriage returns was quoted raw into the error, which then
@@ -79,6 +107,34 @@ import Testing
         } catch let e as GestureKitError {
             #expect(e.description.contains("unknown feature"))
             #expect(!e.description.unicodeScalars.contains { $0.value < 0x20 })
+        }
+    }
+
+    /// FuzzPipelineFile (954,398 runs): a pipeline file whose moving average said "channels": -6
+    /// trapped in the decoder, which sized its ring before anything checked the value. Every
+    /// stage that allocates while decoding now validates first; sizes are bounded so a file cannot
+    /// ask for gigabytes or a long design either.
+    @Test(arguments: [
+        #"{"kind":"movingAverage","window":3,"channels":-6}"#,
+        #"{"kind":"median","window":3,"channels":-6}"#,
+        #"{"kind":"movingAverage","window":-3,"channels":6}"#,
+        #"{"kind":"movingAverage","window":4611686018427387904,"channels":6}"#,
+        #"{"kind":"median","window":3,"channels":4611686018427387904}"#,
+        #"{"kind":"derivative","channels":-6}"#,
+        #"{"kind":"savitzkyGolay","window":7,"channels":-6}"#,
+        #"{"kind":"savitzkyGolay","window":99999999,"polynomialOrder":2,"mode":"endpoint"}"#,
+        #"{"kind":"savitzkyGolay","window":4095,"polynomialOrder":4000}"#,
+        #"{"kind":"lowPass","normalizedCutoff":0.2,"channels":-6}"#,
+        #"{"kind":"lowPass","normalizedCutoff":0.2,"order":1000000000}"#,
+    ]) func decodedFilterSizesAreCheckedBeforeAllocating(_ stage: String) throws {
+        // The fuzzer's input, cut down to the stage that trapped, inside a whole pipeline spec.
+        let json = #"{"preprocessing":["# + stage + #"],"classifier":{"kind":"knn"}}"#
+        do {
+            _ = try decodeJSON(PipelineSpec.self, from: Data(json.utf8), file: "p.gesture")
+            Issue.record("decoded \(stage)")
+        } catch let e as GestureKitError {
+            #expect(e.file == "p.gesture")
+            #expect(!e.description.contains("\n"))
         }
     }
 

@@ -161,6 +161,47 @@ func temporaryDirectory() throws -> URL {
         r.close()
         #expect(try r.next(timeout: 0) == nil)
     }
+
+    /// `cat a.csv b.csv` where b.csv starts with a byte order mark: the BOM line is a header
+    /// repeat or a row like any other, and every good frame arrives.
+    @Test func byteOrderMarkMidStreamLosesNoFrame() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let text = "\u{FEFF}t,x,y\n0,1,2\n\u{FEFF}t,x,y\n1,3,4\n\u{FEFF}2,5,6\n\u{FEFF}\n3,7,8\n"
+        let bytes = Array(text.utf8)
+        #expect(write(fds[1], bytes, bytes.count) == bytes.count)
+        close(fds[1])
+        defer { close(fds[0]) }
+        let r = try FrameReader(fileDescriptor: fds[0], name: "stdin", channelNames: ["x", "y"])
+        let events = try drain(r)
+        #expect(frames(events) == [[1, 2], [3, 4], [5, 6], [7, 8]])
+        #expect(r.malformedCount == 0)
+    }
+
+    /// Datagrams the kernel dropped while nobody read (Linux SO_RXQ_OVFL): the count arrives with
+    /// the next datagram, and every datagram sent is either a frame or a drop.
+    @Test func udpKernelDropsAreCounted() throws {
+        let r = try FrameReader(.udp(host: "127.0.0.1", port: 0), channelNames: ["x"])
+        #if os(Linux)
+        #expect(r.kernelDrops == 0)
+        let tx = try UDPSocket()
+        let to = try ipv4Address(host: "127.0.0.1", port: try #require(r.port))
+        // Far more than the default receive buffer holds (each datagram costs ~1 KiB of it).
+        let burst = 5000
+        for i in 0..<burst { try Array("\(i)".utf8).withUnsafeBytes { try tx.send($0, to: to) } }
+        let queued = try drain(r, limit: burst, timeout: 0.2).count
+        #expect(queued < burst)
+        try Array("-1".utf8).withUnsafeBytes { try tx.send($0, to: to) }
+        #expect(try r.next(timeout: 2) == .frame([-1]))
+        #expect(r.kernelDrops == burst - queued)
+        #expect(r.framesRead + (r.kernelDrops ?? 0) == burst + 1)
+        r.close()
+        #expect(r.kernelDrops == burst - queued)
+        #else
+        // Darwin has no per-socket drop counter.
+        #expect(r.kernelDrops == nil)
+        #endif
+    }
 }
 
 /// The select() wait Darwin uses for terminals, exercised here on a pipe (poll() and select()

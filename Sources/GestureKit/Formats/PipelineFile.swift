@@ -154,31 +154,38 @@ extension Pipeline: Codable {
     }
 }
 
-/// Writes `data` to a temporary file beside `path`, flushes it, then renames it over `path`.
+/// Writes `data` to a temporary file beside `path` (`.NAME.tmp-PID`), flushes it, then renames
+/// it over `path`; temporaries of dead writers of the same NAME go first. Used for pipeline files
+/// and the dataset writers (CSV, .grt, .ts).
 package func writeAtomically(_ data: Data, to path: String) throws {
     let url = URL(fileURLWithPath: path)
-    let dir = url.deletingLastPathComponent()
+    let dir = url.deletingLastPathComponent().path
     let prefix = ".\(url.lastPathComponent).tmp-"
-    let tmp = dir.appendingPathComponent(prefix + "\(ProcessInfo.processInfo.processIdentifier)")
-    removeStaleTemporaries(in: dir.path, prefix: prefix)
-    do {
-        guard FileManager.default.createFile(atPath: tmp.path, contents: nil) else {
-            throw GestureKitError("cannot create a file in \(dir.path)", file: path)
+    let tmp = (dir as NSString).appendingPathComponent(prefix + "\(getpid())")
+    removeStaleTemporaries(in: dir, prefix: prefix)
+    // open(2), not FileManager.createFile: that writes through a temporary of its own
+    // (NAME.tmp.XXXXXX), which a kill -9 at that moment left behind.
+    let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+    guard fd >= 0 else { throw GestureKitError("cannot create a file in \(dir): \(errnoText())", file: path) }
+    var failure: String?
+    data.withUnsafeBytes { raw in
+        var offset = 0
+        while offset < raw.count {
+            let n = write(fd, raw.baseAddress! + offset, raw.count - offset)
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = errnoText()
+                return
+            }
+            offset += n
         }
-        let h = try FileHandle(forWritingTo: tmp)
-        try h.write(contentsOf: data)
-        try h.synchronize()
-        try h.close()
-        if rename(tmp.path, url.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: tmp)
-            throw GestureKitError("cannot replace file: \(reason)", file: path)
-        }
-    } catch let e as GestureKitError {
-        throw e
-    } catch {
-        try? FileManager.default.removeItem(at: tmp)
-        throw GestureKitError("cannot write: \(error.localizedDescription)", file: path)
+    }
+    if failure == nil, fsync(fd) != 0 { failure = errnoText() }
+    if close(fd) != 0, failure == nil { failure = errnoText() }
+    if failure == nil, rename(tmp, path) != 0 { failure = "cannot replace the file: \(errnoText())" }
+    if let failure {
+        unlink(tmp)
+        throw GestureKitError("cannot write: \(failure)", file: path)
     }
 }
 
@@ -187,7 +194,8 @@ package func writeAtomically(_ data: Data, to path: String) throws {
 func removeStaleTemporaries(in dir: String, prefix: String) {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
     for n in names where n.hasPrefix(prefix) {
-        guard let pid = Int32(n.dropFirst(prefix.count)), pid != getpid() else { continue }
+        // The digits after the prefix; earlier versions also left `.NAME.tmp-PID.tmp.XXXXXX`.
+        guard let pid = Int32(n.dropFirst(prefix.count).prefix(while: \.isNumber)), pid != getpid() else { continue }
         if kill(pid, 0) != 0 && errno == ESRCH {
             try? FileManager.default.removeItem(atPath: (dir as NSString).appendingPathComponent(n))
         }

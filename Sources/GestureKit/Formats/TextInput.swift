@@ -114,13 +114,10 @@ struct TextInput {
 }
 
 /// Writes `bytes` to `path` through a temporary file and a rename, so a failed write never leaves
-/// half a file.
+/// half a file. The same writer as pipeline files: Foundation's `.atomic` temporary has a name no
+/// later save looks for, so one left by a kill -9 stayed; ours goes with the next save.
 func writeAtomically(_ bytes: [UInt8], to path: String) throws {
-    do {
-        try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
-    } catch {
-        throw GestureKitError("cannot write: \(error.localizedDescription)", file: path)
-    }
+    try writeAtomically(Data(bytes), to: path)
 }
 
 extension Array where Element == UInt8 {

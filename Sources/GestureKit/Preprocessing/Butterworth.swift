@@ -173,7 +173,13 @@ protocol ButterworthStage: Preprocessor {
 }
 
 extension ButterworthStage {
-    public init(from decoder: Decoder) throws { self.init(config: try ButterworthConfig(from: decoder)) }
+    public init(from decoder: Decoder) throws {
+        let config = try ButterworthConfig(from: decoder)
+        // Before the design sizes its state by order and channels (as the windowed filters do).
+        if !(1...8).contains(config.order) { throw GestureKitError("must be 1 to 8, found \(config.order)", field: "order") }
+        try FilterSupport.checkChannels(config.channels)
+        self.init(config: config)
+    }
 
     public func encode(to encoder: Encoder) throws { try config.encode(to: encoder) }
     public mutating func reset() {

@@ -34,6 +34,7 @@ public struct Derivative: Preprocessor {
         order = try c.decodeIfPresent(Int.self, forKey: .order) ?? 1
         sampleRate = try c.decodeIfPresent(Double.self, forKey: .sampleRate)
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+        try validate()  // before reset sizes the state
         if channels != nil { reset() }
     }
 

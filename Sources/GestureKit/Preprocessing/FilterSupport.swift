@@ -13,9 +13,25 @@ enum FilterSupport {
         value.isFinite ? value : previous
     }
 
+    /// Upper bounds for sizes read from pipeline files, checked before anything is allocated: a
+    /// hostile or corrupt file must fail with an error, not trap or ask for gigabytes.
+    static let maxChannels = 4096
+    static let maxWindowValues = 1 << 24
+
     static func checkChannels(_ channels: Int?) throws {
         if let channels, channels <= 0 {
             throw GestureKitError("must be positive, found \(channels)", field: "channels")
+        }
+        if let channels, channels > maxChannels {
+            throw GestureKitError("must be at most \(maxChannels), found \(channels)", field: "channels")
+        }
+    }
+
+    /// A window of at least 1 frame whose ring (window x channels values) stays within bounds.
+    static func checkWindow(_ window: Int, channels: Int?) throws {
+        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
+        if window > maxWindowValues / max(channels ?? 1, 1) {
+            throw GestureKitError("window x channels must be at most \(maxWindowValues), found \(window) x \(channels ?? 1)", field: "window")
         }
     }
 
@@ -164,8 +180,8 @@ struct WindowedFilterConfig: Sendable, Hashable, Codable {
     }
 
     func validate() throws {
-        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
         try FilterSupport.checkChannels(channels)
+        try FilterSupport.checkWindow(window, channels: channels)
     }
 }
 
@@ -180,6 +196,8 @@ protocol WindowedFilter: Preprocessor {
 extension WindowedFilter {
     public init(from decoder: Decoder) throws {
         self.init(config: try WindowedFilterConfig(from: decoder))
+        // Validated before reset sizes the ring (FuzzPipelineFile: "channels": -6 trapped).
+        try config.validate()
         if config.channels != nil { reset() }
     }
 

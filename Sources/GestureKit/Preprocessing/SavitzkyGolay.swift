@@ -9,8 +9,9 @@
 /// - `"endpoint"`: the fit is evaluated at the newest frame; no delay but noisier (the end of a
 ///   least-squares fit is its least certain point).
 ///
-/// JSON: `{"kind": "savitzkyGolay", "window": 7, "polynomialOrder": 2}`. Keys: `window` (default 5),
-/// `polynomialOrder` (default 2, below `window`), `mode` (default `"centered"`), `channels` (learned).
+/// JSON: `{"kind": "savitzkyGolay", "window": 7, "polynomialOrder": 2}`. Keys: `window` (default 5,
+/// at most 4096), `polynomialOrder` (default 2, below `window`, at most 10), `mode` (default
+/// `"centered"`), `channels` (learned).
 /// See `FilterSupport` for start-up and non-finite input.
 /// - Complexity: O(channels * window) per frame, no allocation; the weights are designed once, O(window * order^2).
 public struct SavitzkyGolay: Preprocessor {
@@ -23,6 +24,7 @@ public struct SavitzkyGolay: Preprocessor {
     }
 
     public static let kind = "savitzkyGolay"
+    static let maxOrder = 10, maxWindow = 4096
     /// Frames in the fitted window (odd).
     public private(set) var window: Int
     /// Degree of the local polynomial, below `window`.
@@ -59,6 +61,8 @@ public struct SavitzkyGolay: Preprocessor {
         }
         self.mode = mode
         channels = try c.decodeIfPresent(Int.self, forKey: .channels)
+        weights = []
+        try validate()  // before design (O(window)) and reset size anything
         weights = Self.design(window: window, order: polynomialOrder, mode: mode)
         if channels != nil { reset() }
     }
@@ -72,12 +76,19 @@ public struct SavitzkyGolay: Preprocessor {
     }
 
     public func validate() throws {
-        if window < 1 { throw GestureKitError("must be at least 1, found \(window)", field: "window") }
+        try FilterSupport.checkWindow(window, channels: channels)
         if mode == .centered && window % 2 == 0 {
             throw GestureKitError("a centred Savitzky-Golay window must be odd, found \(window)", field: "window")
         }
         if polynomialOrder < 0 || polynomialOrder >= window {
             throw GestureKitError("must be from 0 to window - 1 (\(window - 1)), found \(polynomialOrder)", field: "polynomialOrder")
+        }
+        // The design costs O(window * order^2): bounded, so a pipeline file cannot stall a load.
+        if polynomialOrder > Self.maxOrder {
+            throw GestureKitError("must be at most \(Self.maxOrder), found \(polynomialOrder)", field: "polynomialOrder")
+        }
+        if window > Self.maxWindow {
+            throw GestureKitError("must be at most \(Self.maxWindow), found \(window)", field: "window")
         }
         try FilterSupport.checkChannels(channels)
     }

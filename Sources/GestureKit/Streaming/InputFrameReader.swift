@@ -90,6 +90,18 @@ public final class FrameReader: FrameSource {
     public private(set) var lastMalformed: MalformedInput?
     /// OSC messages skipped because their address did not match (not malformed).
     public private(set) var ignoredMessages = 0
+    /// For `udp`/`osc` sources on Linux, datagrams the kernel dropped because they arrived faster
+    /// than they were read (the socket's receive queue was full). The kernel reports the count
+    /// with later datagrams, so drops at the very end of a burst appear with the next one. nil
+    /// for files and stdin, and on Darwin, which does not report drops per socket.
+    public var kernelDrops: Int? {
+        switch transport {
+        case let .datagram(s), let .osc(s, _): s.kernelDrops
+        case .stream: nil
+        case .closed: dropsAtClose
+        }
+    }
+    private var dropsAtClose: Int?
 
     public var channelNames: [String] {
         if case .osc = transport { return oscChannelNames }
@@ -162,11 +174,13 @@ public final class FrameReader: FrameSource {
         case let .udp(host, p):
             let s = try UDPSocket()
             try s.bind(host: host, port: p)
+            s.countKernelDrops()
             transport = .datagram(s)
             port = s.localPort
         case let .osc(host, p, address):
             let s = try UDPSocket()
             try s.bind(host: host, port: p)
+            s.countKernelDrops()
             transport = .osc(s, pattern: Array(address.utf8))
             port = s.localPort
             bufferSize = 65536
@@ -198,6 +212,7 @@ public final class FrameReader: FrameSource {
 
     /// Releases the file or socket; later ``next(timeout:)`` calls return nil.
     public func close() {
+        dropsAtClose = kernelDrops
         if case let .stream(fd, true) = transport { _ = systemClose(fd) }
         transport = .closed
     }

@@ -9,7 +9,8 @@ import Darwin
 /// Turns text lines of numbers into frames of a known channel layout.
 ///
 /// A line holds comma-separated values (spaces around them allowed) or, when it has no comma,
-/// values separated by spaces/tabs. Blank lines and lines starting with `#` are skipped.
+/// values separated by spaces/tabs. Blank lines and lines starting with `#` are skipped; a UTF-8
+/// byte order mark at the start of any line is ignored.
 ///
 /// The first non-blank line is a **header** when none of its fields is a number. With expected
 /// channel names, the header picks those columns by name (other columns are ignored, a missing one
@@ -75,6 +76,12 @@ public struct InputLineParser: Sendable {
     ///   cannot provide the layout).
     /// - Complexity: O(line length); no allocation once warmed up, except for malformed reasons.
     public mutating func parse(_ line: UnsafeRawBufferPointer, into frame: inout [Float]) throws -> LineKind {
+        // A UTF-8 byte order mark opens many exported files, and lands mid-stream when a sender
+        // concatenates them: drop it, so the header or row behind it is read as usual.
+        var line = line
+        if line.count >= 3, line[0] == 0xEF, line[1] == 0xBB, line[2] == 0xBF {
+            line = UnsafeRawBufferPointer(rebasing: line[3...])
+        }
         split(line)
         let n = fieldStart.count
         if n == 0 { return .skipped }

@@ -138,7 +138,12 @@ final class UDPSocket {
         fd = s
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        #if os(Linux)
+        control.deallocate()
+        #endif
+    }
 
     /// Binds to `host:port` (port 0 = any free port, see ``localPort``).
     func bind(host: String, port: Int) throws {
@@ -165,16 +170,77 @@ final class UDPSocket {
         return Int(UInt16(bigEndian: addr.sin_port))
     }
 
+    /// Datagrams the kernel dropped because this socket's receive queue was full, as of the last
+    /// datagram received; nil until ``countKernelDrops()`` is on, and always nil on Darwin, which
+    /// has no per-socket drop counter (SO_RXQ_OVFL is Linux only).
+    private(set) var kernelDrops: Int?
+    #if os(Linux)
+    /// Control-message buffer for recvmsg: room for one SO_RXQ_OVFL counter (cmsghdr + UInt32).
+    private let control = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 8)
+    #endif
+
+    /// Asks the kernel to attach its drop counter to each datagram (Linux SO_RXQ_OVFL). The
+    /// counter comes with datagrams queued after a drop, so drops that end a burst show up with
+    /// the next datagram. Returns false where that is not available (Darwin).
+    @discardableResult
+    func countKernelDrops() -> Bool {
+        #if os(Linux)
+        var yes: Int32 = 1
+        guard setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &yes, socklen_t(MemoryLayout<Int32>.size)) == 0 else { return false }
+        kernelDrops = 0
+        return true
+        #else
+        return false
+        #endif
+    }
+
     /// Receives one datagram into `buffer`; nil when `deadline` passes first.
     func receive(into buffer: UnsafeMutableRawBufferPointer, until deadline: UInt64?) throws -> Int? {
         while true {
             guard waitReadable(fd, until: deadline) else { return nil }
+            #if os(Linux)
+            let n = kernelDrops == nil ? recv(fd, buffer.baseAddress, buffer.count, 0) : receiveCountingDrops(into: buffer)
+            #else
             let n = recv(fd, buffer.baseAddress, buffer.count, 0)
+            #endif
             if n >= 0 { return n }
             if errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK { continue }
             throw GestureKitError("UDP receive failed: \(errnoText())")
         }
     }
+
+    #if os(Linux)
+    /// recvmsg(2) that reads the SO_RXQ_OVFL counter from the control messages. The CMSG_* macros
+    /// do not import into Swift; the layout is cmsghdr (size_t len, int level, int type), the data
+    /// at the header size rounded up to size_t, each message padded the same way.
+    private func receiveCountingDrops(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        var iov = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        return withUnsafeMutablePointer(to: &iov) { iovp in
+            var msg = msghdr()
+            msg.msg_iov = iovp
+            msg.msg_iovlen = 1
+            msg.msg_control = control.baseAddress
+            msg.msg_controllen = .init(control.count)  // size_t in glibc, socklen_t in musl
+            let n = recvmsg(fd, &msg, 0)
+            guard n >= 0 else { return n }
+            let align = MemoryLayout<Int>.size
+            func padded(_ x: Int) -> Int { (x + align - 1) & ~(align - 1) }
+            let header = padded(MemoryLayout<cmsghdr>.size)
+            var offset = 0
+            let total = Int(msg.msg_controllen)
+            while offset + MemoryLayout<cmsghdr>.size <= total {
+                let h = control.load(fromByteOffset: offset, as: cmsghdr.self)
+                let len = Int(h.cmsg_len)
+                guard len >= header, offset + len <= total else { break }
+                if h.cmsg_level == SOL_SOCKET, h.cmsg_type == SO_RXQ_OVFL, len >= header + 4 {
+                    kernelDrops = Int(control.loadUnaligned(fromByteOffset: offset + header, as: UInt32.self))
+                }
+                offset += padded(len)
+            }
+            return n
+        }
+    }
+    #endif
 
     /// Sends one datagram to `address`.
     func send(_ bytes: UnsafeRawBufferPointer, to address: sockaddr_in) throws {
