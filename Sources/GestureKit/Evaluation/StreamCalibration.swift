@@ -128,7 +128,12 @@ public enum StreamCalibration {
     }
 
     /// Chooses the post-processing of `spec` for `data` (see the type's description).
-    /// - Parameter progress: receives each fold as it is trained and replayed.
+    /// - Parameters:
+    ///   - spec: a windowed spec; its own post-processing is replaced by the choice.
+    ///   - data: the training data, with its continuous recordings (never the data a figure is
+    ///     reported on).
+    ///   - settings: folds, the false-activation cap and the event classes.
+    ///   - progress: receives each fold as it is trained and replayed.
     /// - Throws: when the spec is not windowed, the data has no continuous recordings or too few
     ///   users or sessions for the folds, or an event class is not a class of the data.
     public static func calibrate(_ spec: PipelineSpec, on data: Dataset, settings: Settings,
