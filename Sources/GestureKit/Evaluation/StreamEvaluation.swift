@@ -3,8 +3,9 @@
 /// - Frame accuracy: each frame takes the label of the classifier's latest decision before
 ///   post-processing (null before the first), so it measures the classifier. Decoded frame accuracy
 ///   takes the latest decision after post-processing (a rejected decision is null), so it measures
-///   what a user sees, as the event scores do. Unlabelled frames and the rest class count as null
-///   truth.
+///   what a user sees, as the event scores do (pipelines that report a change once, with
+///   `changeFilter` or `timeout`, name most frames null by design). Unlabelled frames and the rest
+///   class count as null truth.
 /// - Events: consecutive detections of one label whose spans touch or overlap form one event. An
 ///   event is correct when it overlaps a true segment of the same label not matched before.
 ///   Precision = correct events / events; recall = matched true segments / true segments.
