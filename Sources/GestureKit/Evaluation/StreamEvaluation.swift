@@ -173,8 +173,7 @@ extension Evaluation {
                     let d = replay.trace.steps[next].decision
                     next += 1
                     raw = pipeline.label(of: d.prediction)
-                    var p = d.prediction
-                    for i in post.indices { p = post[i].process(p, frame: f) }
+                    let p = post.process(d.prediction, frame: f)
                     decoded = pipeline.label(of: p)
                     if let l = decoded {
                         detections.append(Detection(label: l, classIndex: p.classIndex, confidence: p.confidence,

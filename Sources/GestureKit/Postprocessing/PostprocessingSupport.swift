@@ -8,3 +8,13 @@ extension Prediction {
         return p
     }
 }
+
+extension Array where Element == any Postprocessor {
+    /// Runs a raw decision made at `frame` through every stage in order: what a recogniser reports.
+    /// Stream evaluation replays decisions through the same chain, so both always agree.
+    mutating func process(_ raw: Prediction, frame: Int) -> Prediction {
+        var p = raw
+        for i in indices { p = self[i].process(p, frame: frame) }
+        return p
+    }
+}

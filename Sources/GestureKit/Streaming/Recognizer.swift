@@ -179,9 +179,7 @@ public struct Recognizer: Sendable {
     }
 
     private mutating func postprocess(_ raw: Prediction, frame: Int) -> Prediction {
-        var p = raw
-        for i in postprocessors.indices { p = postprocessors[i].process(p, frame: frame) }
-        return p
+        postprocessors.process(raw, frame: frame)
     }
 
     private func time(of frame: Int) -> Double? {
