@@ -48,16 +48,16 @@ struct Train: ParsableCommand {
         var spec = spec
         let settings = spec.calibration ?? StreamCalibration.Settings()
         spec.calibration = settings
-        printStderr("calibrating the live post-processing by \(settings.folds)-fold cross-validation on the training recordings")
+        printStderr("calibrating the rest weight and live post-processing by \(settings.folds)-fold cross-validation on the training recordings")
         let result = try StreamCalibration.calibrate(spec, on: dataset, settings: settings) { printStderr("  " + $0) }
         let width = result.table.map(\.name.count).max() ?? 0
         func pad(_ s: String) -> String { s + String(repeating: " ", count: max(width - s.count, 0)) }
-        printStderr("  " + pad("candidate") + "    evP    evR   evF1  FA/min  decodedAcc")
+        printStderr("  " + pad("candidate") + "    evP    evR   evF1  FA/min  rawAcc  decodedAcc  labelledAcc")
         for (i, row) in result.table.enumerated() {
             let r = row.report
             printStderr((i == result.chosen ? "* " : "  ") + pad(row.name) + String(
-                format: " %6.3f %6.3f %6.3f %7.2f %11.3f", r.eventPrecision, r.eventRecall, r.eventF1,
-                r.falseActivationsPerMinute, r.decodedFrameAccuracy))
+                format: " %6.3f %6.3f %6.3f %7.2f %7.3f %11.3f %12.3f", r.eventPrecision, r.eventRecall, r.eventF1,
+                r.falseActivationsPerMinute, r.frameAccuracy, r.decodedFrameAccuracy, row.labelledFrameAccuracy))
         }
         printStderr("chose \(result.table[result.chosen].name) (grouped by \(result.groupedBy), at most \(settings.maxFalseActivationsPerMinute) false activations per minute)")
         return result.spec

@@ -41,6 +41,7 @@ import Testing
         // The trace replay behind evaluateStream must say what Recognizer.push says, frame by frame.
         var spec = try TestData.spec(Self.spec)
         spec.postprocessing = [HMMFilter(stay: 0.9), ConfidenceThreshold(threshold: 0.6)]
+        spec.restWeight = 0.5
         let data = Self.dataset(users: 2)
         let pipeline = try Pipeline.train(spec, on: data)
         let rec = Self.recording(user: "x", seed: 99)
@@ -74,27 +75,88 @@ import Testing
         #expect(result.groupedBy == .user)
         #expect(Set(result.folds.flatMap { $0 }) == ["u0", "u1", "u2", "u3"])
         #expect(result.folds.flatMap { $0 }.count == 4)
-        #expect(result.table.count == StreamCalibration.candidates().count)
+        let weights = StreamCalibration.restWeights(for: spec, classes: data.classes)
+        #expect(weights == [1, 0.3, 0.1, 0.03, 0.01, 0.003])
+        #expect(result.table.count == StreamCalibration.candidates().count * weights.count)
         let chosen = result.table[result.chosen].report
         let within = result.table.filter { $0.report.falseActivationsPerMinute <= 0.5 }
         if within.isEmpty {
             #expect(result.table.allSatisfy { $0.report.falseActivationsPerMinute >= chosen.falseActivationsPerMinute })
         } else {
             #expect(chosen.falseActivationsPerMinute <= 0.5)
-            #expect(within.allSatisfy { $0.report.eventF1 <= chosen.eventF1 })
+            #expect(within.allSatisfy { $0.merit <= result.table[result.chosen].merit })
         }
+        // Merit is event F1 plus decoded accuracy over labelled frames (A and B), not rest.
+        let row = result.table[result.chosen]
+        #expect(row.labelledFrameAccuracy == row.report.frameAccuracy(of: ["A", "B"], decoded: true))
         // The spikes in rest make the bare classifier fire; the choice must beat it.
         let bare = result.table[0]
-        #expect(bare.name == "none")
+        #expect(bare.name == "rest x1.0, none")
         #expect(bare.report.falseActivationsPerMinute > 0.5)
         #expect(chosen.eventF1 > bare.report.eventF1)
+        let post = StreamCalibration.candidates()
         #expect(result.spec.postprocessing.map { type(of: $0).kind }
-                == StreamCalibration.candidates()[result.chosen].stages.map { type(of: $0).kind })
+                == post[result.chosen % post.count].stages.map { type(of: $0).kind })
+        #expect(result.spec.restWeight == weights[result.chosen / post.count])
         // Trained with the choice, the pipeline saves and reloads it.
         let pipeline = try Pipeline.train(result.spec, on: data)
         let back = try Pipeline.decode(try pipeline.encoded())
         #expect(back.spec.postprocessing.count == result.spec.postprocessing.count)
         #expect(back.spec.calibration == settings)
+        #expect(back.spec.restWeight == result.spec.restWeight)
+        // A pinned weight is the only one tried.
+        spec.restWeight = 0.2
+        #expect(StreamCalibration.restWeights(for: spec, classes: data.classes) == [0.2])
+    }
+
+    @Test func restWeightRescalesTheScoresAndRetakesTheBest() {
+        let p = Prediction(classIndex: 2, confidence: 0.6, scores: [0.3, 0.1, 0.6])
+        let w = p.weighingRest(0.1, at: 2)
+        let total: Float = 0.3 + 0.1 + 0.06
+        #expect(w.classIndex == 0)
+        for (a, b) in zip(w.scores, [0.3 / total, 0.1 / total, 0.06 / total]) { #expect(abs(a - b) < 1e-6) }
+        #expect(abs(w.confidence - 0.3 / total) < 1e-6)
+        // A smaller cut keeps rest on top, with its renormalised share.
+        let mild = p.weighingRest(0.6, at: 2)
+        #expect(mild.classIndex == 2)
+        #expect(abs(mild.confidence - 0.36 / 0.76) < 1e-6)
+        #expect(p.weighingRest(1, at: 2) == p)
+        // Rejections, a rest score alone and a missing rest class are left as they are.
+        #expect(Prediction.null(classCount: 3).weighingRest(0.1, at: 2) == .null(classCount: 3))
+        let alone = Prediction(classIndex: 2, confidence: 1, scores: [0, 0, 1])
+        #expect(alone.weighingRest(0, at: 2) == alone)
+        #expect(p.weighingRest(0.1, at: 7) == p)
+    }
+
+    @Test func aPipelineWithRestWeightZeroNeverDecidesRest() throws {
+        var spec = try TestData.spec(Self.spec)
+        let data = Self.dataset(users: 2)
+        let rec = Self.recording(user: "x", seed: 7)
+        func restDecisions(_ weight: Float?) throws -> Int {
+            spec.restWeight = weight
+            let pipeline = try Pipeline.train(spec, on: data)
+            var r = pipeline.recognizer(), n = 0
+            for f in 0..<rec.series.frameCount {
+                _ = try r.push(Array(rec.series.frame(f)))
+                if f % 5 == 4, r.lastRawDecision?.classIndex == pipeline.restIndex { n += 1 }
+            }
+            return n
+        }
+        #expect(try restDecisions(nil) > 50)
+        #expect(try restDecisions(0) == 0)
+    }
+
+    @Test func restWeightIsCheckedInTheSpec() throws {
+        #expect(throws: GestureKitError.self) {
+            try TestData.spec(#"{"features": {"window": 20, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}, "restWeight": 0.1}"#).check()
+        }
+        #expect(throws: GestureKitError.self) {
+            try TestData.spec(#"{"features": {"window": 20, "extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}, "rest": "rest", "restWeight": -1}"#).check()
+        }
+        var spec = try TestData.spec(Self.spec)
+        spec.restWeight = 0.03
+        let back = try JSONDecoder().decode(PipelineSpec.self, from: try JSONEncoder().encode(spec))
+        #expect(back.restWeight == 0.03)
     }
 
     @Test func refusesWhatItCannotCalibrate() throws {

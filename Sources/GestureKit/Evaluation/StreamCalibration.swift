@@ -1,15 +1,18 @@
 import Foundation
 
-/// Stream calibration: chooses a windowed pipeline's live post-processing (decision threshold and
-/// temporal smoothing) by cross-validation grouped by user or session on the continuous training
-/// recordings only, maximising event F1 under a cap on false activations per minute.
+/// Stream calibration: chooses a windowed pipeline's rest weight and live post-processing (decision
+/// threshold and temporal smoothing) by cross-validation grouped by user or session on the
+/// continuous training recordings only, maximising event F1 plus frame accuracy under a cap on
+/// false activations per minute.
 ///
 /// Each fold trains the spec on the other groups and replays its own recordings once, keeping the
 /// classifier's raw decisions; every candidate post-processing is then run over those decisions
 /// exactly as a ``Recognizer`` would run it live (HMM transitions learned from the fold's training
-/// recordings where a candidate learns). The winner has the highest pooled event F1 among the
-/// candidates within the cap (ties: higher decoded frame accuracy, then the earlier candidate);
-/// when none is within the cap, the one with the fewest false activations.
+/// recordings where a candidate learns), under each rest weight tried. The winner has the highest
+/// pooled event F1 plus frame accuracy (post-processed, over labelled frames) among the candidates
+/// within the cap (ties: the earlier candidate); when none is within the cap, the one with the
+/// fewest false activations. Frame accuracy counts because events alone ignore how the frames
+/// between them are named (activities that are not events, e.g. walking between postures).
 ///
 /// Spec key (`gesture train --calibrate` adds it with its defaults):
 /// `"calibration": {"folds": 3, "maxFalseActivationsPerMinute": 0.3, "events": ["A", "B"]}`
@@ -73,13 +76,19 @@ public enum StreamCalibration {
         public var name: String
         /// Its replay scores pooled over the held-out folds.
         public var report: StreamReport
+        /// Post-processed frame accuracy over the frames labelled with a class (rest and unlabelled
+        /// frames left out: false activations score those).
+        public var labelledFrameAccuracy: Double
+        /// What the choice maximises: event F1 plus `labelledFrameAccuracy`.
+        public var merit: Double { report.eventF1 + labelledFrameAccuracy }
     }
 
     /// The choice and the table it was made from.
     public struct Result: Sendable {
         /// The spec with the chosen post-processing (untrained).
         public var spec: PipelineSpec
-        /// Every candidate, in ``StreamCalibration/candidates()`` order.
+        /// Every candidate: each rest weight tried (see ``StreamCalibration/restWeights(for:classes:)``)
+        /// with each of ``StreamCalibration/candidates()`` in order.
         public var table: [Row]
         /// Index of the winner in `table`.
         public var chosen: Int
@@ -115,6 +124,14 @@ public enum StreamCalibration {
             }
         }
         return out
+    }
+
+    /// The rest weights tried: the spec's own when it pins one; else, when the spec has a rest
+    /// class, 1, 0.3, 0.1, 0.03, 0.01 and 0.003; else none (`nil`: no weighing).
+    public static func restWeights(for spec: PipelineSpec, classes: [String]) -> [Float?] {
+        if let w = spec.restWeight { return [w] }
+        guard let rest = spec.rest, classes.contains(rest) else { return [nil] }
+        return [1, 0.3, 0.1, 0.03, 0.01, 0.003]
     }
 
     /// Users when every recording names one and there are at least `folds` of them; else sessions.
@@ -156,7 +173,11 @@ public enum StreamCalibration {
         func key(_ user: String?, _ session: String?) -> String { (group == .user ? user : session) ?? "" }
         let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
         let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
-        let candidates = candidates()
+        let post = candidates()
+        let weights = restWeights(for: spec, classes: data.classes)
+        let candidates = weights.flatMap { w in
+            post.map { c in (name: w.map { "rest x\($0), \(c.name)" } ?? c.name, weight: w, stages: c.stages) }
+        }
         var replays = [[ScoredReplay]](repeating: [], count: candidates.count)
         var reference: Pipeline?
         for (n, held) in folds.enumerated() {
@@ -166,26 +187,34 @@ public enum StreamCalibration {
             train.recordings = data.recordings.filter { !heldSet.contains(key($0.user, $0.session)) }
             var bare = spec
             bare.postprocessing = []
+            bare.restWeight = nil
             let pipeline = try Pipeline.train(bare, on: train)
             reference = reference ?? pipeline
             let sequences = Pipeline.decisionLabels(of: train, window: window, classes: pipeline.classes)
             let heldRecordings = data.recordings.filter { heldSet.contains(key($0.user, $0.session)) }
             let traces = try heldRecordings.map { try Evaluation.trace(pipeline, $0) }
+            var weighed: [Float: [DecisionTrace]] = [:]
+            for case let w? in weights where w != 1 {
+                weighed[w] = traces.map { $0.weighingRest(w, at: pipeline.restIndex ?? -1) }
+            }
             for (i, c) in candidates.enumerated() {
                 var stages = c.stages
                 for s in stages.indices {
                     if !sequences.isEmpty { try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count) }
                     try stages[s].prepare(sampleRate: pipeline.sampleRate)
                 }
-                for (r, t) in zip(heldRecordings, traces) {
+                for (r, t) in zip(heldRecordings, c.weight.flatMap { weighed[$0] } ?? traces) {
                     replays[i].append(ScoredReplay(recording: r, trace: t, postprocessing: stages))
                 }
             }
             progress?("fold \(n + 1)/\(folds.count): trained on \(ids.count - held.count) \(group)s, replayed \(held.joined(separator: ","))")
         }
         let events = settings.events.map(Set.init)
+        let labelled = Set(reference!.classes.filter { $0 != spec.rest })
         let table = candidates.indices.map { i in
-            Row(name: candidates[i].name, report: Evaluation.score(replays[i], pipeline: reference!, classes: events))
+            let report = Evaluation.score(replays[i], pipeline: reference!, classes: events)
+            return Row(name: candidates[i].name, report: report,
+                       labelledFrameAccuracy: report.frameAccuracy(of: labelled, decoded: true))
         }
         let cap = settings.maxFalseActivationsPerMinute
         let within = table.indices.filter { table[$0].report.falseActivationsPerMinute <= cap }
@@ -194,14 +223,13 @@ public enum StreamCalibration {
             chosen = table.indices.min { table[$0].report.falseActivationsPerMinute < table[$1].report.falseActivationsPerMinute }!
         } else {
             chosen = within.max { a, b in
-                let (x, y) = (table[a].report, table[b].report)
-                if x.eventF1 != y.eventF1 { return x.eventF1 < y.eventF1 }
-                if x.decodedFrameAccuracy != y.decodedFrameAccuracy { return x.decodedFrameAccuracy < y.decodedFrameAccuracy }
-                return a > b
+                let (x, y) = (table[a].merit, table[b].merit)
+                return x != y ? x < y : a > b
             }!
         }
         var result = spec
         result.postprocessing = candidates[chosen].stages
+        result.restWeight = candidates[chosen].weight
         return Result(spec: result, table: table, chosen: chosen, groupedBy: group, folds: folds)
     }
 }

@@ -101,6 +101,13 @@ struct DecisionTrace: Sendable {
     }
     var steps: [Step]
     var frames: Int
+
+    /// These decisions as a pipeline with rest weight `weight` would have made them.
+    func weighingRest(_ weight: Float, at rest: Int) -> DecisionTrace {
+        var t = self
+        for i in t.steps.indices { t.steps[i].decision.prediction = steps[i].decision.prediction.weighingRest(weight, at: rest) }
+        return t
+    }
 }
 
 /// One recording to score: its decisions and the post-processing (prepared, and fitted where it

@@ -33,6 +33,12 @@ public struct PipelineSpec: Sendable, Codable {
     /// Continuous recordings: the class their unlabelled frames are trained as (usually `rest`), so
     /// a spec for activity streams needs no `--null-as` flag.
     public var unlabelled: String?
+    /// The rest class's prior relative to the training data's: each decision's rest score is
+    /// multiplied by it and the scores renormalised before post-processing (`nil`: 1, unchanged).
+    /// Below 1 when rest was trained on unlabelled stretches that hold the other classes' motion
+    /// (HAPT's gaps are mostly walking and turning), so it stops taking their frames. Stream
+    /// calibration chooses it (see ``StreamCalibration``). Spec key `"restWeight"`.
+    public var restWeight: Float?
     /// Stream calibration: `gesture train` chooses the post-processing by grouped cross-validation
     /// on the continuous training recordings before training (see ``StreamCalibration``).
     public var calibration: StreamCalibration.Settings?
@@ -74,6 +80,10 @@ public struct PipelineSpec: Sendable, Codable {
 
     /// Checks the combination of stages before any training happens.
     public func check() throws {
+        if let w = restWeight {
+            guard w.isFinite, w >= 0 else { throw GestureKitError("must be a number from 0 up, found \(w)", field: "restWeight") }
+            guard rest != nil else { throw GestureKitError("weighs the rest class, but the spec names none (add \"rest\")", field: "restWeight") }
+        }
         if let w = window, w.size < 1 || w.hop < 1 {
             throw GestureKitError("window size and hop must be positive", field: "features.window")
         }
@@ -90,7 +100,7 @@ public struct PipelineSpec: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case preprocessing, features, classifier, postprocessing, rest, unlabelled, calibration
+        case preprocessing, features, classifier, postprocessing, rest, restWeight, unlabelled, calibration
     }
 
     enum FeatureKeys: String, CodingKey {
@@ -105,6 +115,7 @@ public struct PipelineSpec: Sendable, Codable {
             .map { $0 as! any Postprocessor }
         classifier = try c.decode(ClassifierStage.self, forKey: .classifier)
         rest = try c.decodeIfPresent(String.self, forKey: .rest)
+        restWeight = try c.decodeIfPresent(Float.self, forKey: .restWeight)
         unlabelled = try c.decodeIfPresent(String.self, forKey: .unlabelled)
         calibration = try c.decodeIfPresent(StreamCalibration.Settings.self, forKey: .calibration)
         if c.contains(.features) {
@@ -136,6 +147,7 @@ public struct PipelineSpec: Sendable, Codable {
         try c.encode(classifier, forKey: .classifier)
         try encodeStages(postprocessing, &c, .postprocessing)
         try c.encodeIfPresent(rest, forKey: .rest)
+        try c.encodeIfPresent(restWeight, forKey: .restWeight)
         try c.encodeIfPresent(unlabelled, forKey: .unlabelled)
         try c.encodeIfPresent(calibration, forKey: .calibration)
     }

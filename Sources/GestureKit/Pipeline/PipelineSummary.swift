@@ -10,6 +10,8 @@ public struct PipelineSummary: Sendable, Codable {
     public var classes: [String]
     /// The rest class, reported as null.
     public var rest: String?
+    /// The rest class's prior relative to training (``PipelineSpec/restWeight``), when set.
+    public var restWeight: Float?
     /// Values per frame.
     public var channels: Int
     /// The channel names.
@@ -39,6 +41,7 @@ public struct PipelineSummary: Sendable, Codable {
         version = Pipeline.fileVersion
         classes = p.classes
         rest = p.spec.rest
+        restWeight = p.spec.restWeight
         channels = p.channelCount
         channelNames = p.channelNames
         sampleRate = p.sampleRate
@@ -58,6 +61,7 @@ public struct PipelineSummary: Sendable, Codable {
         try c.encode(version, forKey: .version)
         try c.encode(classes, forKey: .classes)
         try c.encode(rest, forKey: .rest)
+        try c.encodeIfPresent(restWeight, forKey: .restWeight)
         try c.encode(channels, forKey: .channels)
         try c.encode(channelNames, forKey: .channelNames)
         try c.encode(sampleRate, forKey: .sampleRate)
@@ -74,7 +78,7 @@ public struct PipelineSummary: Sendable, Codable {
     /// The summary as `gesture info` prints it.
     public var text: String {
         var lines = ["pipeline      \(format) version \(version)"]
-        lines.append("classes       \(classes.joined(separator: ", "))" + (rest.map { "   (rest: \($0), reported as null)" } ?? ""))
+        lines.append("classes       \(classes.joined(separator: ", "))" + (rest.map { "   (rest: \($0), reported as null" + (restWeight.map { ", weight \($0)" } ?? "") + ")" } ?? ""))
         lines.append("channels      \(channels): \(channelNames.joined(separator: ", "))")
         lines.append("sample rate   \(sampleRate.map { "\($0) Hz" } ?? "unknown")")
         func list(_ l: [String]) -> String { l.isEmpty ? "none" : l.joined(separator: " -> ") }

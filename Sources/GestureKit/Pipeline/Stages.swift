@@ -304,3 +304,32 @@ public struct SpotMatch: Sendable, Hashable {
         self.end = end
     }
 }
+
+extension Prediction {
+    /// This decision under another prior for class `rest`: its score times `weight`, the scores
+    /// rescaled to their former total, the best class taken again with its share of the total as
+    /// confidence. A rejection (no class) or a prediction without per-class scores is unchanged.
+    /// - Parameters:
+    ///   - weight: the rest class's prior relative to the one the classifier learned (0 up).
+    ///   - rest: index of the rest class.
+    /// - Complexity: O(classes).
+    public func weighingRest(_ weight: Float, at rest: Int) -> Prediction {
+        guard classIndex != nil, scores.indices.contains(rest) else { return self }
+        let total = scores.reduce(0, +)
+        var s = scores
+        s[rest] *= weight
+        let after = s.reduce(0, +)
+        guard total > 0, after > 0 else { return self }
+        let k = total / after
+        var best = 0
+        for i in s.indices {
+            s[i] *= k
+            if s[i] > s[best] { best = i }
+        }
+        var p = self
+        p.scores = s
+        p.classIndex = best
+        p.confidence = s[best] / total
+        return p
+    }
+}

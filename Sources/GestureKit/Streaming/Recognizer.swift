@@ -61,6 +61,9 @@ public struct Recognizer: Sendable {
     private var postprocessors: [any Postprocessor]
     private var decider: any Decider
     private let channels: Int
+    /// The pipeline's rest weight when it changes decisions (not 1, and rest is a class).
+    private let restWeight: Float?
+    private let restIndex: Int
     /// The frame being pre-processed (sized once).
     private var frame: [Float]
     /// Frames pushed since reset.
@@ -84,6 +87,8 @@ public struct Recognizer: Sendable {
         postprocessors = pipeline.spec.postprocessing
         decider = Recognizer.decider(for: pipeline, mode: mode)
         channels = pipeline.channelCount
+        restIndex = pipeline.restIndex ?? -1
+        restWeight = pipeline.spec.restWeight.flatMap { $0 == 1 || pipeline.restIndex == nil ? nil : $0 }
         frame = [Float](repeating: 0, count: channels)
         votes = [Int](repeating: 0, count: pipeline.classes.count)
         voteConfidence = [Float](repeating: 0, count: pipeline.classes.count)
@@ -154,7 +159,9 @@ public struct Recognizer: Sendable {
             for i in stages.indices { stages[i].process(b) }
             return decider.push(UnsafeBufferPointer(b), at: n)
         }
-        if let decision { lastRawDecision = decision.prediction }
+        guard var decision else { return nil }
+        if let w = restWeight { decision.prediction = decision.prediction.weighingRest(w, at: restIndex) }
+        lastRawDecision = decision.prediction
         return decision
     }
 
@@ -174,7 +181,8 @@ public struct Recognizer: Sendable {
             let scores = votes.map { Float($0) / Float(decisions) }
             return Prediction(classIndex: best, confidence: scores[best], scores: scores)
         }
-        guard let raw = decider.classifyHeld() else { return .null(classCount: classCount) }
+        guard var raw = decider.classifyHeld() else { return .null(classCount: classCount) }
+        if let w = restWeight { raw = raw.weighingRest(w, at: restIndex) }
         return postprocess(raw, frame: frameCount - 1)
     }
 
