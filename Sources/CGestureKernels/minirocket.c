@@ -128,6 +128,30 @@ void gk_minirocket_convolve(const float *x, long n, long channels, long dilation
     memcpy(out, w.c, sizeof(float) * n);
 }
 
+// above / len rounded to float. Below 2^24 both are exact floats and the float quotient equals the
+// double one rounded to float (double rounding is innocuous for division as 53 >= 2 * 24 + 2), and
+// costs a fraction of a double division.
+static inline float proportion(long above, long len) {
+    return len <= (1L << 24) ? (float)above / (float)len : (float)((double)above / (double)len);
+}
+
+// out[q] = proportion of cs[0..len) above bias[q], q < count, from stored outputs (cs has room
+// for 16 more: outputs past the counted range are not needed again for this kernel).
+static void countStored(float *cs, long len, const float *bias, long count, long lanes, float *out) {
+    for (long t = 0; t < 16; t++) cs[len + t] = -INFINITY;
+    for (long q0 = 0; q0 < count; q0 += 64) {
+        const long m = count - q0 < 64 ? count - q0 : 64;
+        long above[64];
+#ifdef GK_X86
+        if (lanes == 16) countAbove512(cs, len, bias + q0, m, above);
+        else if (lanes == 8) countAbove256(cs, len, bias + q0, m, above);
+        else
+#endif
+            countAbove128(cs, len, bias + q0, m, above);
+        for (long q = 0; q < m; q++) out[q0 + q] = proportion(above[q], len);
+    }
+}
+
 void gk_minirocket_transform(const float *x, long n, long channels, long num_dilations, const int *dilations,
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out) {
@@ -147,26 +171,42 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
         const long d = dilations[di], per = features_per_dilation[di];
         alphaRows(&w, d, lanes);
         for (long k = 0; k < 84; k++, c++) {
-            convolveInto(&w, d, k, channel_indices + chanStart, channel_counts[c], lanes);
-            chanStart += channel_counts[c];
+            const long count = channel_counts[c];
+            const int *chans = channel_indices + chanStart;
+            chanStart += count;
             long start = 0, len = n;
             if (!padded[c] && n - 8 * d > 0) {
                 start = 4 * d;
                 len = n - 8 * d;
             }
-            float *cs = w.c + start;
-            // Outputs past the counted range are not needed again for this kernel.
-            for (long t = 0; t < 16; t++) cs[len + t] = -INFINITY;
-            long above[64];
-            for (long q0 = 0; q0 < per; q0 += 64) {
-                const long m = per - q0 < 64 ? per - q0 : 64;
+            if (count < 1 || count > 9) {  // not from fit (1 to 9 channels): store, then count
+                convolveInto(&w, d, k, chans, count, lanes);
+                countStored(w.c + start, len, biases + f, per, lanes, out + f);
+                f += per;
+                continue;
+            }
+            // Convolve and count in one pass over the counted range only (most dilations have at
+            // most eight biases; past eight, the outputs are stored and the rest counted from them).
+            const float *a[9], *g[9];
+            for (long i = 0; i < count; i++) {
+                a[i] = w.alpha + chans[i] * n;
+                g[i] = w.g + chans[i] * w.stride + w.pad;
+            }
+            const int *idx = kernelTaps[k];
+            const long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
+            const long m = per < 8 ? per : 8;
+            long above[8];
+            // nb 0 asks for the eight-bias copy that keeps the outputs in w.c.
 #ifdef GK_X86
-                if (lanes == 16) countAbove512(cs, len, biases + f, m, above);
-                else if (lanes == 8) countAbove256(cs, len, biases + f, m, above);
-                else
+            if (lanes == 16) fused512(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
+            else if (lanes == 8) fused256(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
+            else
 #endif
-                    countAbove128(cs, len, biases + f, m, above);
-                for (long q = 0; q < m; q++, f++) out[f] = (float)((double)above[q] / (double)len);
+                fused128(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
+            for (long q = 0; q < m; q++, f++) out[f] = proportion(above[q], len);
+            if (per > 8) {
+                countStored(w.c + start, len, biases + f, per - 8, lanes, out + f);
+                f += per - 8;
             }
         }
     }

@@ -63,10 +63,11 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
 @Suite(.serialized) struct MiniRocketTests {
     /// A hand-built model covering every kernel at several dilations, both padding choices, one- to
     /// all-channel combinations, and biases taken from actual outputs so ties are exercised.
-    static func model(channels: Int, dilations: [Int32], invertPadding: Bool, series: TimeSeries, seed: UInt64) -> MiniRocket.Model {
+    static func model(channels: Int, dilations: [Int32], invertPadding: Bool, series: TimeSeries, seed: UInt64,
+                      perDilation: [Int32]? = nil) -> MiniRocket.Model {
         var g = SeededGenerator(seed: seed)
         var counts: [Int32] = [], indices: [Int32] = [], padded: [UInt8] = [], biases: [Float] = []
-        let per: [Int32] = dilations.map { _ in 3 }
+        let per: [Int32] = perDilation ?? dilations.map { _ in 3 }
         for (di, d) in dilations.enumerated() {
             for k in 0..<84 {
                 let count = 1 + Int(g.next() % UInt64(channels))
@@ -75,9 +76,13 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
                 indices.append(contentsOf: chans)
                 padded.append(((di + k) % 2 == 0) != invertPadding ? 1 : 0)
                 let conv = referenceConvolution(series, dilation: Int(d), kernel: k, channels: chans)
-                biases.append(conv[Int(g.next() % UInt64(conv.count))])
-                biases.append(conv[Int(g.next() % UInt64(conv.count))] + 0.125)
-                biases.append(g.nextGaussian())
+                for q in 0..<Int(per[di]) {
+                    switch q % 3 {
+                    case 0: biases.append(conv[Int(g.next() % UInt64(conv.count))])
+                    case 1: biases.append(conv[Int(g.next() % UInt64(conv.count))] + 0.125)
+                    default: biases.append(g.nextGaussian())
+                    }
+                }
             }
         }
         return MiniRocket.Model(channelNames: TimeSeries.defaultNames(channels), length: series.frameCount,
@@ -92,6 +97,11 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         // Dilations from 1 to beyond the series (where unpadded pairs fall back to all outputs).
         let m = Self.model(channels: channels, dilations: [1, 2, 3, 4, 7, 12], invertPadding: invertPadding, series: s,
                            seed: 7)
+        try Self.expectReferenceOnEveryWidth(m, s)
+    }
+
+    /// The model's features of `s` on every vector width, bit for bit those of the plain reference.
+    static func expectReferenceOnEveryWidth(_ m: MiniRocket.Model, _ s: TimeSeries) throws {
         var stage = MiniRocket()
         stage.model = m
         try stage.validate()
@@ -105,6 +115,18 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
             let bad = zip(got, expected).enumerated().filter { $0.element.0.bitPattern != $0.element.1.bitPattern }
             #expect(bad.isEmpty, "lanes \(MiniRocket.lanes): \(bad.count) features differ, first \(bad.first.map { "\($0)" } ?? "")")
         }
+    }
+
+    /// The transform's one-pass kernel handles 1 to 8 biases per copy and stores the outputs for more;
+    /// combinations of more than 9 channels (only from a hand-made file) take the two-pass path.
+    @Test(arguments: [(12, 61), (3, 8), (2, 23)])
+    func everyBiasCountMatchesReference(shape: (Int, Int)) throws {
+        let (channels, frames) = shape
+        let s = randomSeries(frames: frames, channels: channels, seed: UInt64(channels * 7 + frames))
+        let dilations: [Int32] = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        let m = Self.model(channels: channels, dilations: dilations, invertPadding: false, series: s, seed: 11,
+                           perDilation: [1, 2, 3, 4, 5, 6, 7, 9, 23])
+        try Self.expectReferenceOnEveryWidth(m, s)
     }
 
     @Test func convolutionMatchesReference() {
