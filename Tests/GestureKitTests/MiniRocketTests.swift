@@ -129,6 +129,79 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         try Self.expectReferenceOnEveryWidth(m, s)
     }
 
+    /// The selection kernel against a plain sort in IEEE total order (-0 below +0): random values
+    /// with many ties, zeros of both signs, infinities, all-equal runs and outliers, at sizes around
+    /// its small-sort cut-off and its bucket cap.
+    @Test func selectionMatchesAPlainSort() {
+        var g = SeededGenerator(seed: 42)
+        func key(_ v: Float) -> UInt32 { v.sign == .minus ? ~v.bitPattern : v.bitPattern | 0x8000_0000 }
+        for trial in 0..<400 {
+            let n = [1, 2, 5, 24, 25, 26, 100, 315, 513, 2000][trial % 10]
+            let kind = (trial / 10) % 8
+            let values: [Float] = (0..<n).map { _ in
+                let u = g.next()
+                switch kind {
+                case 0: return g.nextGaussian()
+                case 1: return Float(Int(u % 5)) - 2 == 0 && u & 8 == 0 ? -0.0 : Float(Int(u % 5)) - 2
+                case 2: return u % 2 == 0 ? 0.0 : -0.0
+                case 3: return 7.25
+                case 4: return u % 50 == 0 ? (u & 64 == 0 ? 1e30 : -3e38) : g.nextGaussian()
+                case 5: return u % 40 == 0 ? (u & 64 == 0 ? .infinity : -.infinity) : (g.nextGaussian() * 8).rounded()
+                case 6: return Float(sign: u & 1 == 0 ? .plus : .minus, exponent: Int(u % 200) - 100, significand: 1)
+                default: return u % 3 == 0 ? -0.0 : (g.nextGaussian() * 2).rounded() / 2
+                }
+            }
+            let sorted = values.sorted { key($0) < key($1) }
+            var ranks = (0..<(1 + Int(g.next() % 30))).map { _ in Int(g.next() % UInt64(n)) }
+            if trial % 9 == 0 { ranks = Array(0..<n) }
+            ranks.sort()
+            guard let got = MiniRocket.selectRanks(values, ranks) else {
+                Issue.record("kind \(kind) n \(n): refused")
+                continue
+            }
+            let bad = zip(ranks, got).filter { sorted[$0.0].bitPattern != $0.1.bitPattern }
+            #expect(bad.isEmpty, "kind \(kind) n \(n): \(bad.count) wrong, first \(bad.first.map { "\($0)" } ?? "")")
+        }
+        #expect(MiniRocket.selectRanks([1, .nan, 2], [0]) == nil, "NaN has no rank")
+    }
+
+    /// Fitting through the selection kernel gives the biases of the plain sort, bit for bit: data
+    /// sets, series of several lengths, a constant one (all outputs equal) and one with a NaN (its
+    /// combinations go the plain way).
+    @Test func fitBiasesEqualThePlainSort() throws {
+        var sets: [[TimeSeries]] = [Array(try Dataset.load(TestData.basicMotionsTrain).examples.map(\.series))]
+        sets.append((0..<9).map { randomSeries(frames: 20 + 37 * $0, channels: 4, seed: UInt64($0)) })
+        var odd = (0..<5).map { randomSeries(frames: 64, channels: 2, seed: 100 + UInt64($0)) }
+        odd[1] = TimeSeries(values: [Float](repeating: 0, count: 128), channelCount: 2)
+        odd[2].values[17] = .nan
+        odd[3] = TimeSeries(values: (0..<128).map { Float($0 % 3) - 1 }, channelCount: 2)
+        sets.append(odd)
+        for (i, series) in sets.enumerated() {
+            for features in [84, 1000, 10_000] {
+                let length = series.map(\.frameCount).min()!
+                let (dilations, per) = MiniRocket.dilations(length: length, features: features, maxDilations: 32)
+                var g = SeededGenerator(seed: UInt64(i * 31 + features))
+                let combos = 84 * dilations.count
+                let channels = series[0].channelCount
+                var counts: [Int32] = [], indices: [Int32] = []
+                for _ in 0..<combos {
+                    let count = 1 + Int(g.next() % UInt64(min(channels, 9)))
+                    counts.append(Int32(count))
+                    indices.append(contentsOf: (0..<Int32(channels)).shuffled(using: &g).prefix(count))
+                }
+                let draws = (0..<combos).map { _ in Int(g.next() % UInt64(series.count)) }
+                let positions = MiniRocket.quantilePositions(84 * Int(per.reduce(0, +)))
+                let fast = MiniRocket.fitBiases(series, draws: draws, dilations: dilations, perDilation: per,
+                                                channelCounts: counts, channelIndices: indices, positions: positions)
+                let plain = MiniRocket.fitBiases(series, draws: draws, dilations: dilations, perDilation: per,
+                                                 channelCounts: counts, channelIndices: indices, positions: positions,
+                                                 plain: true)
+                let bad = zip(fast, plain).filter { $0.0.bitPattern != $0.1.bitPattern }
+                #expect(fast.count == plain.count && bad.isEmpty, "set \(i), \(features) features: \(bad.count) differ")
+            }
+        }
+    }
+
     @Test func convolutionMatchesReference() {
         let s = randomSeries(frames: 57, channels: 5, seed: 3)
         for d in [1, 2, 5, 9] {
