@@ -143,13 +143,19 @@ ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)
     for (int q = 0; q < nb; q++) out[q] = MR_CAT(hsum, SUFFIX)(acc[q]) + tail[q];
 }
 
-// fusedBody for nb biases (1 to 8, a constant in each copy); nb == 0: eight, storing c too.
+// fusedBody for nb biases (1 to 8, a constant in each copy, as are 1 to 3 channels: the usual
+// counts, whose channel loop then unrolls); nb == 0: eight, storing c too.
 ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const *g, long count, long o0, long o1,
                                        long o2, long start, long len, const float *bias, long *out, long nb,
                                        float *store) {
     switch (nb) {
-#define MR_NB(k) \
-    case k: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k, 0); break;
+#define MR_NB(k)                                                                                   \
+    case k:                                                                                        \
+        if (count == 1) MR_CAT(fusedBody, SUFFIX)(a, g, 1, o0, o1, o2, start, len, bias, out, k, 0);     \
+        else if (count == 2) MR_CAT(fusedBody, SUFFIX)(a, g, 2, o0, o1, o2, start, len, bias, out, k, 0); \
+        else if (count == 3) MR_CAT(fusedBody, SUFFIX)(a, g, 3, o0, o1, o2, start, len, bias, out, k, 0); \
+        else MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k, 0);            \
+        break;
         MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5) MR_NB(6) MR_NB(7) MR_NB(8)
 #undef MR_NB
         default: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, 8, store);
