@@ -182,14 +182,15 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                 start = 4 * d;
                 len = n - 8 * d;
             }
-            if (count < 1 || count > 9) {  // not from fit (1 to 9 channels): store, then count
+            // Many biases (short windows have dozens per dilation: comparisons dominate) or a
+            // combination fit never makes (1 to 9 channels): store the outputs, then count.
+            if (count < 1 || count > 9 || per < 1 || per > 8) {
                 convolveInto(&w, d, k, chans, count, lanes);
                 countStored(w.c + start, len, biases + f, per, lanes, out + f);
                 f += per;
                 continue;
             }
-            // Convolve and count in one pass over the counted range only (most dilations have at
-            // most eight biases; past eight, the outputs are stored and the rest counted from them).
+            // Convolve and count in one pass over the counted range only.
             const float *a[9], *g[9];
             for (long i = 0; i < count; i++) {
                 a[i] = w.alpha + chans[i] * n;
@@ -197,20 +198,14 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
             }
             const int *idx = kernelTaps[k];
             const long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
-            const long m = per < 8 ? per : 8;
             long above[8];
-            // nb 0 asks for the eight-bias copy that keeps the outputs in w.c.
 #ifdef GK_X86
-            if (lanes == 16) fused512(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
-            else if (lanes == 8) fused256(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
+            if (lanes == 16) fused512(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            else if (lanes == 8) fused256(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
             else
 #endif
-                fused128(a, g, count, o0, o1, o2, start, len, biases + f, above, per > 8 ? 0 : m, w.c);
-            for (long q = 0; q < m; q++, f++) out[f] = proportion(above[q], len);
-            if (per > 8) {
-                countStored(w.c + start, len, biases + f, per - 8, lanes, out + f);
-                f += per - 8;
-            }
+                fused128(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            for (long q = 0; q < per; q++, f++) out[f] = proportion(above[q], len);
         }
     }
 }

@@ -105,12 +105,11 @@ ATTR static inline __attribute__((always_inline)) MVF MR_CAT(convAt, SUFFIX)(con
 }
 
 // The convolution and the count in one pass, for nb <= 8 biases: out[q] = number of t in
-// [start, start + len) with c[t] > bias[q], without storing c (unless `store`: then c[t] goes to
-// store[t]). Only the counted range is computed. The last partial vector is the one ending at the
+// [start, start + len) with c[t] > bias[q], without storing c. Only the counted range is computed. The last partial vector is the one ending at the
 // range's end, its lanes already counted masked off.
 ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)(
     const float *const *a, const float *const *g, long count, long o0, long o1, long o2, long start, long len,
-    const float *bias, long *out, const int nb, float *store) {
+    const float *bias, long *out, const int nb) {
     MVF b[8];
     MVI acc[8];
     for (int q = 0; q < nb; q++) {
@@ -122,7 +121,6 @@ ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)
     for (; t + LANES <= end; t += LANES) {
         const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, t);
         for (int q = 0; q < nb; q++) acc[q] = acc[q] - (MVI)(v > b[q]);
-        if (store) MR_CAT(mstore, SUFFIX)(store + t, v);
     }
     if (t < end && len >= LANES) {
         const long skip = LANES - (end - t);
@@ -130,7 +128,6 @@ ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)
         for (int l = 0; l < LANES; l++) fresh[l] = l >= skip ? -1 : 0;
         const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, end - LANES);
         for (int q = 0; q < nb; q++) acc[q] = acc[q] - ((MVI)(v > b[q]) & fresh);
-        if (store) MR_CAT(mstore, SUFFIX)(store + end - LANES, v);
         t = end;
     }
     long tail[8] = {0};
@@ -138,27 +135,25 @@ ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)
         float v = ((a[0][t] + g[0][t + o0]) + g[0][t + o1]) + g[0][t + o2];
         for (long i = 1; i < count; i++) v = v + (((a[i][t] + g[i][t + o0]) + g[i][t + o1]) + g[i][t + o2]);
         for (int q = 0; q < nb; q++) tail[q] += v > bias[q];
-        if (store) store[t] = v;
     }
     for (int q = 0; q < nb; q++) out[q] = MR_CAT(hsum, SUFFIX)(acc[q]) + tail[q];
 }
 
 // fusedBody for nb biases (1 to 8, a constant in each copy, as are 1 to 3 channels: the usual
-// counts, whose channel loop then unrolls); nb == 0: eight, storing c too.
+// counts, whose channel loop then unrolls).
 ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const *g, long count, long o0, long o1,
-                                       long o2, long start, long len, const float *bias, long *out, long nb,
-                                       float *store) {
+                                       long o2, long start, long len, const float *bias, long *out, long nb) {
     switch (nb) {
-#define MR_NB(k)                                                                                   \
-    case k:                                                                                        \
-        if (count == 1) MR_CAT(fusedBody, SUFFIX)(a, g, 1, o0, o1, o2, start, len, bias, out, k, 0);     \
-        else if (count == 2) MR_CAT(fusedBody, SUFFIX)(a, g, 2, o0, o1, o2, start, len, bias, out, k, 0); \
-        else if (count == 3) MR_CAT(fusedBody, SUFFIX)(a, g, 3, o0, o1, o2, start, len, bias, out, k, 0); \
-        else MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k, 0);            \
+#define MR_NB(k)                                                                                           \
+    case k:                                                                                                \
+        if (count == 1) MR_CAT(fusedBody, SUFFIX)(a, g, 1, o0, o1, o2, start, len, bias, out, k);         \
+        else if (count == 2) MR_CAT(fusedBody, SUFFIX)(a, g, 2, o0, o1, o2, start, len, bias, out, k);    \
+        else if (count == 3) MR_CAT(fusedBody, SUFFIX)(a, g, 3, o0, o1, o2, start, len, bias, out, k);    \
+        else MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k);                \
         break;
-        MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5) MR_NB(6) MR_NB(7) MR_NB(8)
+        MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5) MR_NB(6) MR_NB(7)
+        default: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, 8);
 #undef MR_NB
-        default: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, 8, store);
     }
 }
 
