@@ -222,6 +222,54 @@ static void miniRocketCases(void) {
     }
 }
 
+// Order statistics and fitted biases: values from a few levels (ties), zeros of both signs, and
+// lengths around the selection's small-sort cut-off.
+static void miniRocketFitCases(void) {
+    char name[64];
+    static const long sizes[] = {1, 7, 24, 25, 100, 315, 1000};
+    for (unsigned s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const long n = sizes[s];
+        float *v = alloc(n), *out = alloc(n);
+        long *ranks = calloc((size_t)n, sizeof(long));
+        void *scratch = calloc((size_t)gk_select_scratch_bytes(n), 1);
+        if (!ranks || !scratch) abort();
+        for (long i = 0; i < n; i++) {
+            const float u = uniform(-4, 4);
+            v[i] = i % 5 == 0 ? (float)(long)u : i % 11 == 0 ? -0.0f : u;
+            ranks[i] = i;
+        }
+        snprintf(name, sizeof name, "select%u.status", s);
+        putLong(name, 0, gk_select_ranks(v, n, ranks, n, scratch, out));
+        snprintf(name, sizeof name, "select%u", s);
+        putAll(name, out, n);
+        free(v), free(out), free(ranks), free(scratch);
+    }
+    // Biases: 5 examples of unequal lengths, 3 channels, dilations 1, 2, 4 with 1, 9 and 3 quantiles.
+    const long channels = 3, nd = 3, examples = 5;
+    const int dilations[3] = {1, 2, 4}, per[3] = {1, 9, 3};
+    const long offsets[6] = {0, 40, 90, 130, 200, 236};
+    int counts[3 * 84], indices[3 * 84 * 3], draws[3 * 84];
+    long ni = 0, total = 0;
+    for (long c = 0; c < 3 * 84; c++) {
+        counts[c] = 1 + (int)(c % 3);
+        for (int i = 0; i < counts[c]; i++) indices[ni++] = (int)((c + i) % channels);
+        draws[c] = (int)((c * 7) % examples);
+    }
+    for (long d = 0; d < nd; d++) total += 84 * per[d];
+    float *x = alloc(offsets[examples] * channels), *biases = alloc(total);
+    double *positions = calloc((size_t)total, sizeof(double));
+    unsigned char unhandled[3 * 84];
+    if (!positions) abort();
+    fill(x, offsets[examples] * channels, -3, 3);
+    for (long i = 0; i < offsets[examples] * channels; i += 9) x[i] = (float)(long)x[i];
+    for (long f = 0; f < total; f++) positions[f] = (double)uniform(0, 1);
+    putLong("minirocket.fit.skipped", 0,
+            gk_minirocket_fit_biases(x, offsets, examples, channels, nd, dilations, per, counts, indices, draws,
+                                     positions, biases, unhandled));
+    putAll("minirocket.fit.biases", biases, total);
+    free(x), free(biases), free(positions);
+}
+
 int main(int argc, char **argv) {
     long lanes = argc > 1 ? atol(argv[1]) : 16;
     gk_dtw_limit_lanes(lanes);
@@ -229,6 +277,7 @@ int main(int argc, char **argv) {
     dtwCases();
     lstmCases();
     miniRocketCases();
+    miniRocketFitCases();
     // Lanes go to stderr: they differ by design, the values must not.
     fprintf(stderr, "lanes: dtw %ld, minirocket %ld; %ld values\n", gk_dtw_lanes(), gk_minirocket_lanes(), printed);
     return 0;

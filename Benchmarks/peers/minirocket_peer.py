@@ -15,7 +15,7 @@ Makes Benchmarks/.venv-peers (pip: aeon, which brings numba and scikit-learn), t
 Usage: python3 Benchmarks/peers/minirocket_peer.py [--skip-ours] [--skip-accuracy] [--repeat N] [--folds K]
        [--ours minirocket,dtw,auto]
   (accuracy also runs aeon's 1-NN DTW, dependent, 10% window, the standard baseline, on the same folds)
-Needs the release CLI: swift build -c release (in the repository root).
+Needs the release CLI: swift build -c release (in the repository root), or GESTURE_BIN=path.
 """
 import argparse
 import json
@@ -31,7 +31,8 @@ BENCH = os.path.dirname(HERE)
 REPO = os.path.dirname(BENCH)
 DATA = os.path.join(os.path.dirname(REPO), "shared", "datasets")
 VENV = os.path.join(BENCH, ".venv-peers")
-GESTURE = os.path.join(REPO, ".build", "release", "gesture")
+# GESTURE_BIN: a build under another scratch path (e.g. a worktree's .build-NAME/release/gesture).
+GESTURE = os.environ.get("GESTURE_BIN", os.path.join(REPO, ".build", "release", "gesture"))
 
 SETS = [
     ("BasicMotions", os.path.join(REPO, "datasets", "basicmotions", "BasicMotions_TRAIN.ts")),

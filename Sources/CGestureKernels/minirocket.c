@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
@@ -89,17 +90,19 @@ static Work prepare(const float *x, long n, long channels, long max_dilation, fl
     return w;
 }
 
-static void alphaRows(const Work *w, long d, long lanes) {
-    for (long ch = 0; ch < w->channels; ch++) {
-        const float *xp = w->xp + ch * w->stride + w->pad;
-        float *a = w->alpha + ch * w->n;
+static void alphaRow(const Work *w, long ch, long d, long lanes) {
+    const float *xp = w->xp + ch * w->stride + w->pad;
+    float *a = w->alpha + ch * w->n;
 #ifdef GK_X86
-        if (lanes == 16) alpha512(xp, w->n, d, a);
-        else if (lanes == 8) alpha256(xp, w->n, d, a);
-        else
+    if (lanes == 16) alpha512(xp, w->n, d, a);
+    else if (lanes == 8) alpha256(xp, w->n, d, a);
+    else
 #endif
-            alpha128(xp, w->n, d, a);
-    }
+        alpha128(xp, w->n, d, a);
+}
+
+static void alphaRows(const Work *w, long d, long lanes) {
+    for (long ch = 0; ch < w->channels; ch++) alphaRow(w, ch, d, lanes);
 }
 
 static void convolveInto(const Work *w, long d, long kernel, const int *chans, long count, long lanes) {
@@ -128,6 +131,30 @@ void gk_minirocket_convolve(const float *x, long n, long channels, long dilation
     memcpy(out, w.c, sizeof(float) * n);
 }
 
+// above / len rounded to float. Below 2^24 both are exact floats and the float quotient equals the
+// double one rounded to float (double rounding is innocuous for division as 53 >= 2 * 24 + 2), and
+// costs a fraction of a double division.
+static inline float proportion(long above, long len) {
+    return len <= (1L << 24) ? (float)above / (float)len : (float)((double)above / (double)len);
+}
+
+// out[q] = proportion of cs[0..len) above bias[q], q < count, from stored outputs (cs has room
+// for 16 more: outputs past the counted range are not needed again for this kernel).
+static void countStored(float *cs, long len, const float *bias, long count, long lanes, float *out) {
+    for (long t = 0; t < 16; t++) cs[len + t] = -INFINITY;
+    for (long q0 = 0; q0 < count; q0 += 64) {
+        const long m = count - q0 < 64 ? count - q0 : 64;
+        long above[64];
+#ifdef GK_X86
+        if (lanes == 16) countAbove512(cs, len, bias + q0, m, above);
+        else if (lanes == 8) countAbove256(cs, len, bias + q0, m, above);
+        else
+#endif
+            countAbove128(cs, len, bias + q0, m, above);
+        for (long q = 0; q < m; q++) out[q0 + q] = proportion(above[q], len);
+    }
+}
+
 void gk_minirocket_transform(const float *x, long n, long channels, long num_dilations, const int *dilations,
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out) {
@@ -147,27 +174,290 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
         const long d = dilations[di], per = features_per_dilation[di];
         alphaRows(&w, d, lanes);
         for (long k = 0; k < 84; k++, c++) {
-            convolveInto(&w, d, k, channel_indices + chanStart, channel_counts[c], lanes);
-            chanStart += channel_counts[c];
+            const long count = channel_counts[c];
+            const int *chans = channel_indices + chanStart;
+            chanStart += count;
             long start = 0, len = n;
             if (!padded[c] && n - 8 * d > 0) {
                 start = 4 * d;
                 len = n - 8 * d;
             }
-            float *cs = w.c + start;
-            // Outputs past the counted range are not needed again for this kernel.
-            for (long t = 0; t < 16; t++) cs[len + t] = -INFINITY;
-            long above[64];
-            for (long q0 = 0; q0 < per; q0 += 64) {
-                const long m = per - q0 < 64 ? per - q0 : 64;
-#ifdef GK_X86
-                if (lanes == 16) countAbove512(cs, len, biases + f, m, above);
-                else if (lanes == 8) countAbove256(cs, len, biases + f, m, above);
-                else
-#endif
-                    countAbove128(cs, len, biases + f, m, above);
-                for (long q = 0; q < m; q++, f++) out[f] = (float)((double)above[q] / (double)len);
+            // Many biases (short windows have dozens per dilation: comparisons dominate) or a
+            // combination fit never makes (1 to 9 channels): store the outputs, then count.
+            if (count < 1 || count > 9 || per < 1 || per > 8) {
+                convolveInto(&w, d, k, chans, count, lanes);
+                countStored(w.c + start, len, biases + f, per, lanes, out + f);
+                f += per;
+                continue;
             }
+            // Convolve and count in one pass over the counted range only.
+            const float *a[9], *g[9];
+            for (long i = 0; i < count; i++) {
+                a[i] = w.alpha + chans[i] * n;
+                g[i] = w.g + chans[i] * w.stride + w.pad;
+            }
+            const int *idx = kernelTaps[k];
+            const long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
+            long above[8];
+#ifdef GK_X86
+            if (lanes == 16) fused512(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            else if (lanes == 8) fused256(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            else
+#endif
+                fused128(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            for (long q = 0; q < per; q++, f++) out[f] = proportion(above[q], len);
         }
     }
+}
+
+// MARK: order statistics for fitting the biases
+
+// Maps a float to a uint32 whose unsigned order is IEEE totalOrder (-0 below +0) on non-NaN values.
+static inline uint32_t orderKey(float v) {
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+static void insertionSortByKey(float *a, long n) {
+    for (long i = 1; i < n; i++) {
+        const float v = a[i];
+        const uint32_t k = orderKey(v);
+        long j = i;
+        for (; j > 0 && orderKey(a[j - 1]) > k; j--) a[j] = a[j - 1];
+        a[j] = v;
+    }
+}
+
+static void siftDown(float *a, long root, long n) {
+    for (;;) {
+        long child = 2 * root + 1;
+        if (child >= n) return;
+        if (child + 1 < n && orderKey(a[child + 1]) > orderKey(a[child])) child++;
+        if (orderKey(a[root]) >= orderKey(a[child])) return;
+        const float t = a[root];
+        a[root] = a[child];
+        a[child] = t;
+        root = child;
+    }
+}
+
+// O(n log n) whatever the data: the fallback when bucketing does not split the values.
+static void heapSortByKey(float *a, long n) {
+    for (long i = n / 2 - 1; i >= 0; i--) siftDown(a, i, n);
+    for (long e = n - 1; e > 0; e--) {
+        const float t = a[0];
+        a[0] = a[e];
+        a[e] = t;
+        siftDown(a, 0, e);
+    }
+}
+
+enum { selectMaxBuckets = 256, selectSmall = 24, selectMaxDepth = 8 };
+
+// out[i] = the value of rank ranks[i] - base in a[0..n) (ranks ascending, all inside the region).
+// Buckets the values linearly between their minimum and maximum (a monotone map, so a bucket's rank
+// range is exact), moves them into b by bucket, and recurses only into buckets holding a wanted rank,
+// with a and b swapped. The minimum and maximum land in different buckets, so every level shrinks.
+static void selectIn(float *a, float *b, long n, const long *ranks, long m, float *out, long base,
+                     unsigned char *bucketOf, int depth) {
+    if (n <= selectSmall) {
+        insertionSortByKey(a, n);
+        for (long i = 0; i < m; i++) out[i] = a[ranks[i] - base];
+        return;
+    }
+    // Four running minima and maxima (a scalar chain would wait on each compare); no NaN here, so
+    // the order does not matter.
+    typedef float f4 __attribute__((vector_size(16)));
+    typedef int32_t m4 __attribute__((vector_size(16)));
+    f4 lo4, hi4;
+    memcpy(&lo4, a, sizeof lo4);
+    hi4 = lo4;
+    long i4 = 4;
+    for (; i4 + 4 <= n; i4 += 4) {
+        f4 v;
+        memcpy(&v, a + i4, sizeof v);
+        const m4 below = (m4)(v < lo4), above = (m4)(v > hi4);
+        lo4 = (f4)(((m4)v & below) | ((m4)lo4 & ~below));
+        hi4 = (f4)(((m4)v & above) | ((m4)hi4 & ~above));
+    }
+    float mn = lo4[0], mx = hi4[0];
+    for (int l = 1; l < 4; l++) {
+        mn = lo4[l] < mn ? lo4[l] : mn;
+        mx = hi4[l] > mx ? hi4[l] : mx;
+    }
+    for (; i4 < n; i4++) {
+        mn = a[i4] < mn ? a[i4] : mn;
+        mx = a[i4] > mx ? a[i4] : mx;
+    }
+    if (mn == mx) {  // numerically equal: one bit pattern, or zeros of both signs (-0 first)
+        long negative = 0;
+        for (long i = 0; i < n; i++) negative += orderKey(a[i]) < 0x80000000u;
+        for (long i = 0; i < m; i++) out[i] = mn != 0 ? mn : (ranks[i] - base < negative ? -0.0f : 0.0f);
+        return;
+    }
+    if (depth >= selectMaxDepth) {
+        heapSortByKey(a, n);
+        for (long i = 0; i < m; i++) out[i] = a[ranks[i] - base];
+        return;
+    }
+    long buckets = n / 2 > selectMaxBuckets ? selectMaxBuckets : n / 2;
+    const double lo = mn, scale = (double)buckets / ((double)mx - (double)mn);
+    const int top = (int)buckets - 1;
+    for (long i = 0; i < n; i++) {
+        const int j = (int)(((double)a[i] - lo) * scale);
+        bucketOf[i] = (unsigned char)(j < top ? j : top);
+    }
+    long start[selectMaxBuckets + 1], next[selectMaxBuckets];
+    memset(start, 0, sizeof(long) * (size_t)(buckets + 1));
+    for (long i = 0; i < n; i++) start[bucketOf[i] + 1]++;
+    for (long j = 0; j < buckets; j++) {
+        start[j + 1] += start[j];
+        next[j] = start[j];
+    }
+    for (long i = 0; i < n; i++) b[next[bucketOf[i]]++] = a[i];
+    long j = 0;
+    for (long i = 0; i < m;) {
+        const long r = ranks[i] - base;
+        while (start[j + 1] <= r) j++;
+        long k = i + 1;
+        while (k < m && ranks[k] - base < start[j + 1]) k++;
+        selectIn(b + start[j], a + start[j], start[j + 1] - start[j], ranks + i, k - i, out + i, base + start[j],
+                 bucketOf + start[j], depth + 1);
+        i = k;
+    }
+}
+
+long gk_select_scratch_bytes(long n) { return (long)sizeof(float) * n + n + 16; }
+
+int gk_select_ranks(float *values, long n, const long *ranks, long count, void *scratch, float *out) {
+    int nan = 0;
+    for (long i = 0; i < n; i++) nan |= values[i] != values[i];
+    if (nan) return -1;
+    for (long i = 0; i < count; i++)
+        if (ranks[i] < 0 || ranks[i] >= n || (i > 0 && ranks[i] < ranks[i - 1])) return -1;
+    if (count == 0) return 0;
+    float *b = (float *)scratch;
+    selectIn(values, b, n, ranks, count, out, 0, (unsigned char *)(b + n), 0);
+    return 0;
+}
+
+// MARK: fitting the biases
+
+static void sortLongs(long *a, long n) {
+    for (long i = 1; i < n; i++) {
+        const long v = a[i];
+        long j = i;
+        for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+        a[j] = v;
+    }
+}
+
+static long findRank(const long *ranks, long n, long r) {
+    long lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const long mid = (lo + hi) / 2;
+        if (ranks[mid] < r) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+long gk_minirocket_fit_biases(const float *x, const long *frame_offsets, long num_examples, long channels,
+                              long num_dilations, const int *dilations, const int *features_per_dilation,
+                              const int *channel_counts, const int *channel_indices, const int *examples,
+                              const double *positions, float *biases, unsigned char *unhandled) {
+    const long combos = 84 * num_dilations;
+    long max_n = 1, max_dilation = 1, max_per = 1;
+    for (long e = 0; e < num_examples; e++) {
+        const long n = frame_offsets[e + 1] - frame_offsets[e];
+        max_n = n > max_n ? n : max_n;
+    }
+    for (long di = 0; di < num_dilations; di++) {
+        max_dilation = dilations[di] > max_dilation ? dilations[di] : max_dilation;
+        max_per = features_per_dilation[di] > max_per ? features_per_dilation[di] : max_per;
+    }
+    // Per combination: first channel and first feature; then the combinations ordered by example
+    // (a stable counting sort), so each example is laid out once and each of its alpha rows computed
+    // once per dilation.
+    long *chanStart = malloc(sizeof(long) * (size_t)(3 * combos + num_examples + 1));
+    long *ranks = malloc(sizeof(long) * (size_t)(4 * max_per));
+    float *values = malloc(sizeof(float) * (size_t)(2 * max_per));
+    long *alphaDilation = malloc(sizeof(long) * (size_t)channels);
+    float *scratch = malloc(sizeof(float) * (size_t)gk_minirocket_scratch_count(max_n, channels, max_dilation) +
+                            (size_t)gk_select_scratch_bytes(max_n));
+    if (!chanStart || !ranks || !values || !alphaDilation || !scratch) {
+        free(chanStart), free(ranks), free(values), free(alphaDilation), free(scratch);
+        return -1;
+    }
+    long *featStart = chanStart + combos, *order = featStart + combos, *firstOf = order + combos;
+    for (long c = 0, ch = 0, f = 0; c < combos; c++) {
+        chanStart[c] = ch;
+        featStart[c] = f;
+        ch += channel_counts[c];
+        f += features_per_dilation[c / 84];
+    }
+    memset(firstOf, 0, sizeof(long) * (size_t)(num_examples + 1));
+    for (long c = 0; c < combos; c++) firstOf[examples[c] + 1]++;
+    for (long e = 0; e < num_examples; e++) firstOf[e + 1] += firstOf[e];
+    for (long c = 0; c < combos; c++) order[firstOf[examples[c]]++] = c;
+
+    const long lanes = vectorLanes();
+    const long workFloats = gk_minirocket_scratch_count(max_n, channels, max_dilation);
+    float *selectScratch = scratch + workFloats;
+    long skipped = 0, current = -1;
+    Work w = {0};
+    for (long i = 0; i < combos; i++) {
+        const long c = order[i], e = examples[c], di = c / 84, k = c % 84, d = dilations[di];
+        const long per = features_per_dilation[di];
+        if (e != current) {
+            const long n = frame_offsets[e + 1] - frame_offsets[e];
+            w = prepare(x + frame_offsets[e] * channels, n, channels, max_dilation, scratch);
+            for (long ch = 0; ch < channels; ch++) alphaDilation[ch] = -1;
+            current = e;
+        }
+        const int *chans = channel_indices + chanStart[c];
+        const long count = channel_counts[c], n = w.n;
+        for (long j = 0; j < count; j++)
+            if (alphaDilation[chans[j]] != di) {
+                alphaRow(&w, chans[j], d, lanes);
+                alphaDilation[chans[j]] = di;
+            }
+        convolveInto(&w, d, k, chans, count, lanes);
+        // NaN has no place in an order, and the plain sort keeps -0 and +0 in input order where
+        // this one puts -0 first: the caller fits these few the plain way.
+        int odd = 0;
+        for (long t = 0; t < n; t++) {
+            uint32_t u;
+            memcpy(&u, w.c + t, sizeof u);
+            odd |= (w.c[t] != w.c[t]) | (u == 0x80000000u);
+        }
+        unhandled[c] = (unsigned char)odd;
+        if (odd) {
+            skipped++;
+            continue;
+        }
+        // numpy's linear quantile: the order statistics at floor(q (n - 1)) and the one above.
+        long m = 0;
+        for (long q = 0; q < per; q++) {
+            const double pos = positions[featStart[c] + q] * (double)(n - 1);
+            const long lo = (long)floor(pos);
+            ranks[m++] = lo;
+            ranks[m++] = lo + 1 < n ? lo + 1 : n - 1;
+        }
+        sortLongs(ranks, m);
+        long u = 0;
+        for (long j = 0; j < m; j++)
+            if (u == 0 || ranks[j] != ranks[u - 1]) ranks[u++] = ranks[j];
+        selectIn(w.c, selectScratch, n, ranks, u, values, 0, (unsigned char *)(selectScratch + n), 0);
+        for (long q = 0; q < per; q++) {
+            const double pos = positions[featStart[c] + q] * (double)(n - 1);
+            const long lo = (long)floor(pos), hi = lo + 1 < n ? lo + 1 : n - 1;
+            const double frac = pos - (double)lo;
+            const double slo = values[findRank(ranks, u, lo)], shi = values[findRank(ranks, u, hi)];
+            biases[featStart[c] + q] = (float)(slo + frac * (shi - slo));
+        }
+    }
+    free(chanStart), free(ranks), free(values), free(alphaDilation), free(scratch);
+    return skipped;
 }

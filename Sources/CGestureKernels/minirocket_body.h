@@ -86,5 +86,76 @@ ATTR static void MR_CAT(countAbove, SUFFIX)(const float *c, long n, const float 
     }
 }
 
+
+// The convolution at one vector of times: what combine leaves in c after all `count` channels
+// (channel rows a[i], g[i]), the same additions in the same order, so the same bits.
+ATTR static inline __attribute__((always_inline)) MVF MR_CAT(convAt, SUFFIX)(const float *const *a,
+                                                                              const float *const *g, long count,
+                                                                              long o0, long o1, long o2, long t) {
+    MVF v = MR_CAT(mload, SUFFIX)(a[0] + t) + MR_CAT(mload, SUFFIX)(g[0] + t + o0);
+    v = v + MR_CAT(mload, SUFFIX)(g[0] + t + o1);
+    v = v + MR_CAT(mload, SUFFIX)(g[0] + t + o2);
+    for (long i = 1; i < count; i++) {
+        MVF w = MR_CAT(mload, SUFFIX)(a[i] + t) + MR_CAT(mload, SUFFIX)(g[i] + t + o0);
+        w = w + MR_CAT(mload, SUFFIX)(g[i] + t + o1);
+        w = w + MR_CAT(mload, SUFFIX)(g[i] + t + o2);
+        v = v + w;
+    }
+    return v;
+}
+
+// The convolution and the count in one pass, for nb <= 8 biases: out[q] = number of t in
+// [start, start + len) with c[t] > bias[q], without storing c. Only the counted range is computed. The last partial vector is the one ending at the
+// range's end, its lanes already counted masked off.
+ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)(
+    const float *const *a, const float *const *g, long count, long o0, long o1, long o2, long start, long len,
+    const float *bias, long *out, const int nb) {
+    MVF b[8];
+    MVI acc[8];
+    for (int q = 0; q < nb; q++) {
+        b[q] = bias[q] - (MVF){0};
+        acc[q] = (MVI){0};
+    }
+    const long end = start + len;
+    long t = start;
+    for (; t + LANES <= end; t += LANES) {
+        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, t);
+        for (int q = 0; q < nb; q++) acc[q] = acc[q] - (MVI)(v > b[q]);
+    }
+    if (t < end && len >= LANES) {
+        const long skip = LANES - (end - t);
+        MVI fresh;
+        for (int l = 0; l < LANES; l++) fresh[l] = l >= skip ? -1 : 0;
+        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, end - LANES);
+        for (int q = 0; q < nb; q++) acc[q] = acc[q] - ((MVI)(v > b[q]) & fresh);
+        t = end;
+    }
+    long tail[8] = {0};
+    for (; t < end; t++) {
+        float v = ((a[0][t] + g[0][t + o0]) + g[0][t + o1]) + g[0][t + o2];
+        for (long i = 1; i < count; i++) v = v + (((a[i][t] + g[i][t + o0]) + g[i][t + o1]) + g[i][t + o2]);
+        for (int q = 0; q < nb; q++) tail[q] += v > bias[q];
+    }
+    for (int q = 0; q < nb; q++) out[q] = MR_CAT(hsum, SUFFIX)(acc[q]) + tail[q];
+}
+
+// fusedBody for nb biases (1 to 8, a constant in each copy, as are 1 to 3 channels: the usual
+// counts, whose channel loop then unrolls).
+ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const *g, long count, long o0, long o1,
+                                       long o2, long start, long len, const float *bias, long *out, long nb) {
+    switch (nb) {
+#define MR_NB(k)                                                                                           \
+    case k:                                                                                                \
+        if (count == 1) MR_CAT(fusedBody, SUFFIX)(a, g, 1, o0, o1, o2, start, len, bias, out, k);         \
+        else if (count == 2) MR_CAT(fusedBody, SUFFIX)(a, g, 2, o0, o1, o2, start, len, bias, out, k);    \
+        else if (count == 3) MR_CAT(fusedBody, SUFFIX)(a, g, 3, o0, o1, o2, start, len, bias, out, k);    \
+        else MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k);                \
+        break;
+        MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5) MR_NB(6) MR_NB(7)
+        default: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, 8);
+#undef MR_NB
+    }
+}
+
 #undef MVF
 #undef MVI

@@ -63,10 +63,11 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
 @Suite(.serialized) struct MiniRocketTests {
     /// A hand-built model covering every kernel at several dilations, both padding choices, one- to
     /// all-channel combinations, and biases taken from actual outputs so ties are exercised.
-    static func model(channels: Int, dilations: [Int32], invertPadding: Bool, series: TimeSeries, seed: UInt64) -> MiniRocket.Model {
+    static func model(channels: Int, dilations: [Int32], invertPadding: Bool, series: TimeSeries, seed: UInt64,
+                      perDilation: [Int32]? = nil) -> MiniRocket.Model {
         var g = SeededGenerator(seed: seed)
         var counts: [Int32] = [], indices: [Int32] = [], padded: [UInt8] = [], biases: [Float] = []
-        let per: [Int32] = dilations.map { _ in 3 }
+        let per: [Int32] = perDilation ?? dilations.map { _ in 3 }
         for (di, d) in dilations.enumerated() {
             for k in 0..<84 {
                 let count = 1 + Int(g.next() % UInt64(channels))
@@ -75,9 +76,13 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
                 indices.append(contentsOf: chans)
                 padded.append(((di + k) % 2 == 0) != invertPadding ? 1 : 0)
                 let conv = referenceConvolution(series, dilation: Int(d), kernel: k, channels: chans)
-                biases.append(conv[Int(g.next() % UInt64(conv.count))])
-                biases.append(conv[Int(g.next() % UInt64(conv.count))] + 0.125)
-                biases.append(g.nextGaussian())
+                for q in 0..<Int(per[di]) {
+                    switch q % 3 {
+                    case 0: biases.append(conv[Int(g.next() % UInt64(conv.count))])
+                    case 1: biases.append(conv[Int(g.next() % UInt64(conv.count))] + 0.125)
+                    default: biases.append(g.nextGaussian())
+                    }
+                }
             }
         }
         return MiniRocket.Model(channelNames: TimeSeries.defaultNames(channels), length: series.frameCount,
@@ -92,6 +97,11 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         // Dilations from 1 to beyond the series (where unpadded pairs fall back to all outputs).
         let m = Self.model(channels: channels, dilations: [1, 2, 3, 4, 7, 12], invertPadding: invertPadding, series: s,
                            seed: 7)
+        try Self.expectReferenceOnEveryWidth(m, s)
+    }
+
+    /// The model's features of `s` on every vector width, bit for bit those of the plain reference.
+    static func expectReferenceOnEveryWidth(_ m: MiniRocket.Model, _ s: TimeSeries) throws {
         var stage = MiniRocket()
         stage.model = m
         try stage.validate()
@@ -104,6 +114,91 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
             #expect(got.count == expected.count)
             let bad = zip(got, expected).enumerated().filter { $0.element.0.bitPattern != $0.element.1.bitPattern }
             #expect(bad.isEmpty, "lanes \(MiniRocket.lanes): \(bad.count) features differ, first \(bad.first.map { "\($0)" } ?? "")")
+        }
+    }
+
+    /// The transform's one-pass kernel handles 1 to 8 biases per copy and stores the outputs for more;
+    /// combinations of more than 9 channels (only from a hand-made file) take the two-pass path.
+    @Test(arguments: [(12, 61), (3, 8), (2, 23)])
+    func everyBiasCountMatchesReference(shape: (Int, Int)) throws {
+        let (channels, frames) = shape
+        let s = randomSeries(frames: frames, channels: channels, seed: UInt64(channels * 7 + frames))
+        let dilations: [Int32] = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+        let m = Self.model(channels: channels, dilations: dilations, invertPadding: false, series: s, seed: 11,
+                           perDilation: [1, 2, 3, 4, 5, 6, 7, 9, 23])
+        try Self.expectReferenceOnEveryWidth(m, s)
+    }
+
+    /// The selection kernel against a plain sort in IEEE total order (-0 below +0): random values
+    /// with many ties, zeros of both signs, infinities, all-equal runs and outliers, at sizes around
+    /// its small-sort cut-off and its bucket cap.
+    @Test func selectionMatchesAPlainSort() {
+        var g = SeededGenerator(seed: 42)
+        func key(_ v: Float) -> UInt32 { v.sign == .minus ? ~v.bitPattern : v.bitPattern | 0x8000_0000 }
+        for trial in 0..<400 {
+            let n = [1, 2, 5, 24, 25, 26, 100, 315, 513, 2000][trial % 10]
+            let kind = (trial / 10) % 8
+            let values: [Float] = (0..<n).map { _ in
+                let u = g.next()
+                switch kind {
+                case 0: return g.nextGaussian()
+                case 1: return Float(Int(u % 5)) - 2 == 0 && u & 8 == 0 ? -0.0 : Float(Int(u % 5)) - 2
+                case 2: return u % 2 == 0 ? 0.0 : -0.0
+                case 3: return 7.25
+                case 4: return u % 50 == 0 ? (u & 64 == 0 ? 1e30 : -3e38) : g.nextGaussian()
+                case 5: return u % 40 == 0 ? (u & 64 == 0 ? .infinity : -.infinity) : (g.nextGaussian() * 8).rounded()
+                case 6: return Float(sign: u & 1 == 0 ? .plus : .minus, exponent: Int(u % 200) - 100, significand: 1)
+                default: return u % 3 == 0 ? -0.0 : (g.nextGaussian() * 2).rounded() / 2
+                }
+            }
+            let sorted = values.sorted { key($0) < key($1) }
+            var ranks = (0..<(1 + Int(g.next() % 30))).map { _ in Int(g.next() % UInt64(n)) }
+            if trial % 9 == 0 { ranks = Array(0..<n) }
+            ranks.sort()
+            guard let got = MiniRocket.selectRanks(values, ranks) else {
+                Issue.record("kind \(kind) n \(n): refused")
+                continue
+            }
+            let bad = zip(ranks, got).filter { sorted[$0.0].bitPattern != $0.1.bitPattern }
+            #expect(bad.isEmpty, "kind \(kind) n \(n): \(bad.count) wrong, first \(bad.first.map { "\($0)" } ?? "")")
+        }
+        #expect(MiniRocket.selectRanks([1, .nan, 2], [0]) == nil, "NaN has no rank")
+    }
+
+    /// Fitting through the selection kernel gives the biases of the plain sort, bit for bit: data
+    /// sets, series of several lengths, a constant one (all outputs equal) and one with a NaN (its
+    /// combinations go the plain way).
+    @Test func fitBiasesEqualThePlainSort() throws {
+        var sets: [[TimeSeries]] = [Array(try Dataset.load(TestData.basicMotionsTrain).examples.map(\.series))]
+        sets.append((0..<9).map { randomSeries(frames: 20 + 37 * $0, channels: 4, seed: UInt64($0)) })
+        var odd = (0..<5).map { randomSeries(frames: 64, channels: 2, seed: 100 + UInt64($0)) }
+        odd[1] = TimeSeries(values: [Float](repeating: 0, count: 128), channelCount: 2)
+        odd[2].values[17] = .nan
+        odd[3] = TimeSeries(values: (0..<128).map { Float($0 % 3) - 1 }, channelCount: 2)
+        sets.append(odd)
+        for (i, series) in sets.enumerated() {
+            for features in [84, 1000, 10_000] {
+                let length = series.map(\.frameCount).min()!
+                let (dilations, per) = MiniRocket.dilations(length: length, features: features, maxDilations: 32)
+                var g = SeededGenerator(seed: UInt64(i * 31 + features))
+                let combos = 84 * dilations.count
+                let channels = series[0].channelCount
+                var counts: [Int32] = [], indices: [Int32] = []
+                for _ in 0..<combos {
+                    let count = 1 + Int(g.next() % UInt64(min(channels, 9)))
+                    counts.append(Int32(count))
+                    indices.append(contentsOf: (0..<Int32(channels)).shuffled(using: &g).prefix(count))
+                }
+                let draws = (0..<combos).map { _ in Int(g.next() % UInt64(series.count)) }
+                let positions = MiniRocket.quantilePositions(84 * Int(per.reduce(0, +)))
+                let fast = MiniRocket.fitBiases(series, draws: draws, dilations: dilations, perDilation: per,
+                                                channelCounts: counts, channelIndices: indices, positions: positions)
+                let plain = MiniRocket.fitBiases(series, draws: draws, dilations: dilations, perDilation: per,
+                                                 channelCounts: counts, channelIndices: indices, positions: positions,
+                                                 plain: true)
+                let bad = zip(fast, plain).filter { $0.0.bitPattern != $0.1.bitPattern }
+                #expect(fast.count == plain.count && bad.isEmpty, "set \(i), \(features) features: \(bad.count) differ")
+            }
         }
     }
 

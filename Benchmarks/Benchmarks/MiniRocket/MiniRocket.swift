@@ -12,7 +12,8 @@ let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .milliseconds,
+    // Microseconds: fit takes a few ms now, and whole-ms medians would make the peer ratios coarse.
+    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .mallocCountTotal], timeUnits: .microseconds,
                                            maxDuration: .seconds(5), maxIterations: 50)
     // One BLAS thread, as aeon runs in the peer script: OPENBLAS_NUM_THREADS=1 in the environment
     // (the peer script sets it; OpenBLAS reads it when it loads, before any code here runs).

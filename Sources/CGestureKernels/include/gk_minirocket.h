@@ -31,6 +31,27 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out);
 
+/// Bytes of scratch gk_select_ranks needs for `n` values.
+long gk_select_scratch_bytes(long n);
+
+/// Order statistics without a full sort: out[i] = the value of rank ranks[i] (0-based, ranks
+/// non-decreasing, each below n) among the n `values`, ordered by IEEE totalOrder (-0 below +0).
+/// `values` is overwritten (reordered). Returns 0, or -1 (out untouched) on a NaN or a bad rank.
+int gk_select_ranks(float *values, long n, const long *ranks, long count, void *scratch, float *out);
+
+/// MiniRocket's biases: for each combination c (dilation-major, 84 kernels per dilation) the output of
+/// gk_minirocket_convolve on example examples[c] (frames frame_offsets[e] to frame_offsets[e + 1] of
+/// the row-major `x`, `channels` channels) at its dilation, kernel and channels, and of that, for each
+/// of its features f, numpy's linear quantile at positions[f]: the order statistics at
+/// lo = floor(q (n - 1)) and hi = min(lo + 1, n - 1), lo + (q (n - 1) - lo) (hi - lo) in double,
+/// rounded to float. Combinations whose output holds a NaN or -0 are left to the caller (a plain
+/// sort keeps -0 and +0 in input order): unhandled[c] = 1 and their biases untouched.
+/// Returns the number of those, or -1 (nothing written) when memory runs out.
+long gk_minirocket_fit_biases(const float *x, const long *frame_offsets, long num_examples, long channels,
+                              long num_dilations, const int *dilations, const int *features_per_dilation,
+                              const int *channel_counts, const int *channel_indices, const int *examples,
+                              const double *positions, float *biases, unsigned char *unhandled);
+
 /// Lanes of the vector kernel in use: 8 (AVX2, the default cap) or 4 (SSE2, NEON); 16 (AVX-512) when
 /// the cap is raised.
 long gk_minirocket_lanes(void);

@@ -21,7 +21,8 @@ import Foundation
 ///
 /// - Complexity: `extract` is O(dilations * (9 * channels + 84 * c * 4) * frames + features * frames),
 ///   c the mean channels per combination (about 2 to 3): for 6 channels, 100 frames and 10,000
-///   features about 1.5 M operations, vectorised. `fit` adds one convolution and a sort per bias block.
+///   features about 1.5 M operations, vectorised. `fit` adds one convolution and a selection of the
+///   quantiles' order statistics per bias block.
 public struct MiniRocket: FeatureExtractor {
     public static let kind = "miniRocket"
     /// MiniRocket's fixed kernels per dilation.
@@ -144,25 +145,71 @@ public struct MiniRocket: FeatureExtractor {
         }
         let total = Self.kernelCount * Int(per.reduce(0, +))
         let positions = Self.quantilePositions(total)
-        var biases = [Float](repeating: 0, count: total)
+        // One random training example per kernel and dilation, drawn in the same order as ever.
+        let draws = (0..<combinations).map { _ in Int(rng.next() % UInt64(usable.count)) }
+        let biases = Self.fitBiases(usable, draws: draws, dilations: dilations, perDilation: per, channelCounts: counts,
+                                    channelIndices: indices, positions: positions)
+        model = Model(channelNames: FeatureSupport.names(windows, channels: channels), length: length,
+                      dilations: dilations, featuresPerDilation: per, channelCounts: counts, channelIndices: indices,
+                      padded: padded, biases: biases)
+    }
+
+    /// The biases: for each kernel and dilation, quantiles at `positions` of the convolution output of
+    /// example `draws[c]`. The C kernel selects the order statistics without sorting (the sort took
+    /// most of the fit); combinations it leaves (outputs with NaN or -0) and `plain` take the sort.
+    static func fitBiases(_ examples: [TimeSeries], draws: [Int], dilations: [Int32], perDilation per: [Int32],
+                          channelCounts counts: [Int32], channelIndices indices: [Int32], positions: [Double],
+                          plain: Bool = false) -> [Float] {
+        let combinations = kernelCount * dilations.count
+        var biases = [Float](repeating: 0, count: positions.count)
+        var unhandled = [UInt8](repeating: 1, count: combinations)
+        if !plain, let channels = examples.first?.channelCount {
+            // Only the drawn examples, laid end to end.
+            var compact = [Int](repeating: -1, count: examples.count)
+            var used: [Int] = []
+            var draw32 = [Int32](repeating: 0, count: combinations)
+            for (c, e) in draws.enumerated() {
+                if compact[e] < 0 { compact[e] = used.count; used.append(e) }
+                draw32[c] = Int32(compact[e])
+            }
+            var x: [Float] = []
+            x.reserveCapacity(used.reduce(0) { $0 + examples[$1].values.count })
+            var offsets = [Int](repeating: 0, count: used.count + 1)
+            for (i, e) in used.enumerated() {
+                x.append(contentsOf: examples[e].values)
+                offsets[i + 1] = offsets[i] + examples[e].frameCount
+            }
+            let done = gk_minirocket_fit_biases(x, offsets, used.count, channels, dilations.count, dilations, per,
+                                                counts, indices, draw32, positions, &biases, &unhandled)
+            if done < 0 { unhandled = [UInt8](repeating: 1, count: combinations) }
+        }
         var f = 0, c = 0, start = 0
         for (di, d) in dilations.enumerated() {
-            for k in 0..<Self.kernelCount {
-                let example = usable[Int(rng.next() % UInt64(usable.count))]
-                let chans = Array(indices[start..<(start + Int(counts[c]))])
-                var out = Self.convolve(example, dilation: Int(d), kernel: k, channels: chans)
-                out.sort()
-                for _ in 0..<Int(per[di]) {
-                    biases[f] = Self.quantile(sorted: out, positions[f])
-                    f += 1
+            for k in 0..<kernelCount {
+                if unhandled[c] != 0 {
+                    let chans = Array(indices[start..<(start + Int(counts[c]))])
+                    var out = convolve(examples[draws[c]], dilation: Int(d), kernel: k, channels: chans)
+                    out.sort()
+                    for q in 0..<Int(per[di]) { biases[f + q] = quantile(sorted: out, positions[f + q]) }
                 }
+                f += Int(per[di])
                 start += Int(counts[c])
                 c += 1
             }
         }
-        model = Model(channelNames: FeatureSupport.names(windows, channels: channels), length: length,
-                      dilations: dilations, featuresPerDilation: per, channelCounts: counts, channelIndices: indices,
-                      padded: padded, biases: biases)
+        return biases
+    }
+
+    /// The values of `ranks` (ascending) in `values` ordered by IEEE totalOrder, from the C selection
+    /// kernel; nil on a NaN. For tests.
+    static func selectRanks(_ values: [Float], _ ranks: [Int]) -> [Float]? {
+        var v = values
+        var out = [Float](repeating: 0, count: ranks.count)
+        var scratch = [UInt8](repeating: 0, count: gk_select_scratch_bytes(values.count))
+        let ok = scratch.withUnsafeMutableBytes { s in
+            gk_select_ranks(&v, values.count, ranks, ranks.count, s.baseAddress, &out)
+        }
+        return ok == 0 ? out : nil
     }
 
     /// The zero-padded output (one value per frame) of kernel `kernel` at `dilation` summed over
