@@ -17,7 +17,8 @@
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
 /// (PackedFloats), and when the model can spot `spottingMeans`, `spottingStds`, `spottingFalseCosts`
-/// (``SpottingCalibration``; absent in files saved before it). LB_Keogh envelopes are derived from the templates on load, not stored.
+/// (``SpottingCalibration``; absent in files saved before it) and `spottingImpostorCosts` (absent in
+/// files saved before it: their thresholds do not loosen). LB_Keogh envelopes are derived from the templates on load, not stored.
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, trained
@@ -25,7 +26,7 @@ extension DTWClassifier {
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
-        case spottingMeans, spottingStds, spottingFalseCosts
+        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts
     }
 
     public init(from decoder: Decoder) throws {
@@ -55,7 +56,8 @@ extension DTWClassifier {
                           labels: try t.decode([Int].self, forKey: .labels), rejection: rejection)
             if let means = try t.decodeIfPresent(PackedFloats.self, forKey: .spottingMeans) {
                 m.spotting = SpottingCalibration(means: means, stds: try t.decode(PackedFloats.self, forKey: .spottingStds),
-                                                 falseCosts: try t.decode(PackedFloats.self, forKey: .spottingFalseCosts))
+                                                 falseCosts: try t.decode(PackedFloats.self, forKey: .spottingFalseCosts),
+                                                 impostorCosts: try t.decodeIfPresent(PackedFloats.self, forKey: .spottingImpostorCosts))
             }
             // Envelopes are rebuilt only once the shapes are known to agree (validate() rechecks).
             try DTWClassifier.checkShapes(m, band: band)
@@ -98,6 +100,7 @@ extension DTWClassifier {
                 try t.encode(cal.means, forKey: .spottingMeans)
                 try t.encode(cal.stds, forKey: .spottingStds)
                 try t.encode(cal.falseCosts, forKey: .spottingFalseCosts)
+                try t.encodeIfPresent(cal.impostorCosts, forKey: .spottingImpostorCosts)
             }
         }
     }
