@@ -284,6 +284,9 @@ def main():
                     for _ in range(k): f.write(line + "\n")
             out = subprocess.run(["zbarimg", "-q", "--raw", pbm], capture_output=True, text=True).stdout.strip()
             check(out == share["url"] and out.startswith("https://"), f"zbarimg reads the QR code back as the https address ({'same' if out == share['url'] else repr(out)})")
+        shown = driver.find_element(By.ID, "shareFp").text
+        check(share and share.get("fingerprint") == served and served[:23] in shown,
+              f"the page shows the start of the served certificate's SHA-256 to compare on the phone ({shown!r})")
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         stop = threading.Event(); sent = [0]
         def pump():

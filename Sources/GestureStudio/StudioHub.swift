@@ -55,10 +55,11 @@ public final class StudioHub: @unchecked Sendable {
 
     // MARK: Pages
 
-    /// The address a phone should open, shown on every page with its QR code.
-    public func setShareURL(_ url: String) {
+    /// The address a phone should open, shown on every page with its QR code, and with `--tls`
+    /// the certificate's fingerprint to compare with what the phone's browser shows.
+    public func setShareURL(_ url: String, fingerprint: String? = nil) {
         lock.withLock {
-            share = QRCode(url).map { StateMessage.Share(url: url, qr: $0.rows) }
+            share = QRCode(url).map { StateMessage.Share(url: url, qr: $0.rows, fingerprint: fingerprint) }
             broadcastLocked(stateMessage())
         }
     }
@@ -386,6 +387,8 @@ public final class StudioHub: @unchecked Sendable {
             var url: String
             /// QR code modules, one string of "0"/"1" per row.
             var qr: [String]
+            /// SHA-256 of the `--tls` certificate, colon-separated hex.
+            var fingerprint: String?
         }
 
         struct Model: Encodable {

@@ -90,7 +90,7 @@ struct Studio: ParsableCommand {
                     let share = wildcard ? StudioServer.networkAddresses().first.map { server.url(host: $0, port: bound) }
                         : StudioAccess.isLoopback(host) ? nil : server.url(port: bound)
                     if let share {
-                        hub.setShareURL(share)
+                        hub.setShareURL(share, fingerprint: certificate?.fingerprint)
                         if isatty(STDOUT_FILENO) != 0, let qr = QRCode(share) { lines.append(qr.terminalText()) }
                     }
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
