@@ -16,6 +16,14 @@ let package = Package(
         // The studio's web server; only GestureStudio and the CLI link it, never GestureKit.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
+        // `gesture studio --tls`: HummingbirdTLS serves over NIOSSL; the self-signed certificate made at
+        // start comes from swift-certificates (and swift-crypto's P-256). Crypto 3.x: 4.x compiles
+        // post-quantum code the studio never uses.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -36,6 +44,12 @@ let package = Package(
                 "GestureKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.embedInCode("Page/studio.html")]
         ),
@@ -47,6 +61,14 @@ let package = Package(
         .executableTarget(name: "GestureAppExample", dependencies: ["GestureKit"], path: "Examples/GestureApp"),
         .testTarget(name: "GestureKitTests", dependencies: ["GestureKit"]),
         .testTarget(name: "GestureCLITests", dependencies: ["GestureKit"]),
-        .testTarget(name: "GestureStudioTests", dependencies: ["GestureStudio", "GestureKit"]),
+        // A real TLS client for the studio's --tls test (NIOSSL trusting the generated certificate).
+        .testTarget(name: "GestureStudioTests", dependencies: [
+            "GestureStudio", "GestureKit",
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ]),
     ]
 )

@@ -9,14 +9,18 @@
 4. Live: performs shakes and tilts through the page and through OSC datagrams, and checks the
    detections the page draws (right label, rest silent). Latency: from a frame's arrival at the
    studio to the paint that shows its detection, measured in the page (median, p99).
-5. Memory: a second studio behind a token (--host 0.0.0.0) gets 200 frames/s of 6 channels over
-   OSC for STUDIO_SOAK_SECONDS (default 60); the page's JS heap and the server's RSS are sampled
-   and must stay flat. Checks the token: refused without it, served with it.
+5. Play back: clicks a tilt example's play button; its frames are drawn on the live plot and the
+   model names it tilt; the recording is unchanged.
+6. The phone path over TLS and memory: a second studio with --tls behind a token (--host 0.0.0.0):
+   the served certificate is the one whose fingerprint it printed, requests verified against it
+   (refused without the token, served with it), no plain HTTP on its port, the page a secure
+   context over https/wss; then 200 frames/s of 6 channels over OSC for STUDIO_SOAK_SECONDS
+   (default 60), the page's JS heap and the server's RSS sampled and flat.
 Screenshots go to .ci/studio-shots/. Exits 1 on any failure.
 
 Usage: .ci/studio-test.py GESTURE_BINARY
 """
-import json, os, re, shutil, socket, struct, subprocess, sys, tempfile, threading, time, math, statistics, urllib.request, urllib.error
+import hashlib, json, os, re, shutil, socket, ssl, struct, subprocess, sys, tempfile, threading, time, math, statistics, urllib.request, urllib.error
 
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
@@ -42,14 +46,16 @@ def osc_message(values, address="/wek/inputs"):
     return pad(address.encode()) + pad(("," + "f" * len(values)).encode()) + b"".join(struct.pack(">f", v) for v in values)
 
 def start_studio(binary, args):
+    """Starts `gesture studio ARGS`; returns the process, its URL and its banner (up to "Ctrl-C")."""
     proc = subprocess.Popen([binary, "studio"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    line = proc.stdout.readline()
-    m = re.search(r"(http://\S+)", line)
+    banner = [proc.stdout.readline()]
+    m = re.search(r"(https?://\S+)", banner[0])
     if not m:
-        proc.kill(); raise SystemExit("studio did not start: " + line + proc.stderr.read())
+        proc.kill(); raise SystemExit("studio did not start: " + banner[0] + proc.stderr.read())
+    while "Ctrl-C" not in banner[-1] and banner[-1]: banner.append(proc.stdout.readline())
     threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
     threading.Thread(target=lambda: [sys.stderr.write("studio: " + l) for l in proc.stderr], daemon=True).start()
-    return proc, m.group(1)
+    return proc, m.group(1), "".join(banner)
 
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
@@ -88,11 +94,12 @@ def main():
     os.makedirs(SHOTS, exist_ok=True)
     project = tempfile.mkdtemp(prefix="studio-e2e-")
     osc_port = free_port(socket.SOCK_DGRAM)
-    proc, url = start_studio(binary, ["--project", project, "--port", "0", "--input", f"osc:{osc_port}"])
+    proc, url, _ = start_studio(binary, ["--project", project, "--port", "0", "--input", f"osc:{osc_port}"])
     print("studio at", url, "osc on", osc_port, flush=True)
 
     opts = Options()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,1000",
+    # --ignore-certificate-errors: the --tls studio's certificate is self-signed (a phone accepts it by hand).
+    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,1000", "--ignore-certificate-errors",
               "--enable-precise-memory-info", "--force-device-scale-factor=1"]:
         opts.add_argument(a)
     opts.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -168,6 +175,28 @@ def main():
         check(labels_after(mark + 20) == [], "rest is drawn as silence")
         driver.save_screenshot(os.path.join(SHOTS, "studio-phone.png"))
 
+        # --- play back an example: a real click on its thumbnail; drawn, named by the model, nothing written ---
+        csv = os.path.join(project, "recording.csv")
+        with open(csv, "rb") as f: csv_before = f.read()
+        tilt_id, tilt_frames = js("const e = window.studio.examples.find(e => e.label === 'tilt'); return [e.id, e.frames]")
+        replays_before = js("return window.studio.replays.length")
+        ActionChains(driver).move_to_element(driver.find_element(By.CSS_SELECTOR, f".thumb[data-id='{tilt_id}'] button.play")).click().perform()
+        WebDriverWait(driver, 5).until(lambda d: (js("return window.studio.playing && window.studio.playing.id") or "") == tilt_id)
+        check(len(driver.find_elements(By.CSS_SELECTOR, f".thumb.playing[data-id='{tilt_id}']")) == 1, "the playing example's thumbnail is marked")
+        time.sleep(0.8 * tilt_frames / 50)  # most of the way through (it plays at the live 50 frames/s)
+        driver.save_screenshot(os.path.join(SHOTS, "studio-replay.png"))
+        WebDriverWait(driver, 15).until(lambda d: js("const r = window.studio.replays; return r.length > arguments[0] && r[r.length - 1].end != null", replays_before))
+        r = js("return window.studio.replays[window.studio.replays.length - 1]")
+        drawn = js("const r = arguments[0]; let n = 0; for (let i = r.start; i <= r.end; i++) if (window.studio.slots[i % 1000] === i) n++; return n", r)
+        check(r["label"] == "tilt" and r["end"] - r["start"] + 1 == tilt_frames and drawn == tilt_frames,
+              f"play draws the example's {tilt_frames} frames on the live plot ({drawn} drawn, frames {r['start']}-{r['end']})")
+        named = [d["label"] for d in js("return window.studio.dets") if d["end"] >= r["start"] and d["start"] <= r["end"]]
+        check(named and set(named) == {"tilt"}, f"the model names the replayed tilt on the timeline: {named}")
+        with open(csv, "rb") as f: check(f.read() == csv_before, "play writes nothing to the recording")
+        time.sleep(0.3)
+        check(len(driver.find_elements(By.CSS_SELECTOR, ".thumb.playing")) == 0, "the mark goes when the replay ends")
+        driver.save_screenshot(os.path.join(SHOTS, "studio-replayed.png"))
+
         # --- OSC frames (--input osc:PORT), 200 frames/s, and latency ---
         driver.find_element(By.ID, "motionBtn")  # page motion stays on; stop its generator so OSC is the only sensor
         js("clearInterval(window.__gen); window.__gen = 0")
@@ -213,19 +242,33 @@ def main():
     # --- memory: a token-protected studio under 200 frames/s of 6 channels ---
     project2 = tempfile.mkdtemp(prefix="studio-soak-")
     osc2 = free_port(socket.SOCK_DGRAM)
-    proc2, url2 = start_studio(binary, ["--project", project2, "--port", "0", "--host", "0.0.0.0", "--input", f"osc:{osc2}"])
+    # The phone path: --tls, so the page, its WebSocket and this whole soak run over HTTPS/WSS.
+    proc2, url2, banner2 = start_studio(binary, ["--project", project2, "--port", "0", "--host", "0.0.0.0", "--tls", "--input", f"osc:{osc2}"])
     try:
-        check("token=" in url2, f"off loopback the studio prints a URL with a token ({re.sub('token=[0-9a-f]+', 'token=…', url2)})")
+        check(url2.startswith("https://") and "token=" in url2, f"--tls off loopback prints an https URL with a token ({re.sub('token=[0-9a-f]+', 'token=…', url2)})")
+        port2 = int(re.search(r":(\d+)/", url2).group(1))
+        # The certificate served is the one whose fingerprint was printed; trust exactly it from here on.
+        der = ssl.PEM_cert_to_DER_cert(ssl.get_server_certificate(("127.0.0.1", port2)))
+        served = ":".join(f"{b:02X}" for b in hashlib.sha256(der).digest())
+        check(f"SHA-256 {served}" in banner2, "the served certificate is the one whose SHA-256 the studio printed")
+        tls_ctx = ssl.create_default_context(cadata=der)
         bare = url2.split("?")[0].replace("0.0.0.0", "127.0.0.1")
         try:
-            code = urllib.request.urlopen(bare).status
+            code = urllib.request.urlopen(bare, context=tls_ctx).status
         except urllib.error.HTTPError as e:
             code = e.code
         check(code == 401, f"a request without the token is refused ({code})")
         ok_url = url2.replace("0.0.0.0", "127.0.0.1")
-        check(urllib.request.urlopen(ok_url).status == 200, "with the token the page is served")
+        check(urllib.request.urlopen(ok_url, context=tls_ctx).status == 200, "with the token the page is served over TLS, verified against that certificate")
+        try:
+            urllib.request.urlopen(ok_url.replace("https://", "http://"), timeout=5); plain = "served"
+        except Exception as e:
+            plain = type(e).__name__
+        check(plain != "served", f"no plain HTTP on the TLS port ({plain})")
         driver.get(ok_url)
         WebDriverWait(driver, 10).until(lambda d: d.find_element(By.ID, "connText").text == "live")
+        sec = js("return [location.protocol, window.isSecureContext, typeof DeviceMotionEvent]")
+        check(sec == ["https:", True, "function"], f"over --tls the page is a secure context with DeviceMotion, its WebSocket live over wss ({sec})")
         share = js("return window.studio.share")
         check(share is not None and "token=" in share["url"] and driver.find_element(By.ID, "qr").is_displayed(),
               f"the page shows the address to open on a phone with its QR code ({share and re.sub('token=[0-9a-f]+', 'token=…', share['url'])})")
@@ -240,7 +283,10 @@ def main():
                                     for c in range(n) for _ in range(k))
                     for _ in range(k): f.write(line + "\n")
             out = subprocess.run(["zbarimg", "-q", "--raw", pbm], capture_output=True, text=True).stdout.strip()
-            check(out == share["url"], f"zbarimg reads the QR code back as the address ({'same' if out == share['url'] else repr(out)})")
+            check(out == share["url"] and out.startswith("https://"), f"zbarimg reads the QR code back as the https address ({'same' if out == share['url'] else repr(out)})")
+        shown = driver.find_element(By.ID, "shareFp").text
+        check(share and share.get("fingerprint") == served and served[:23] in shown,
+              f"the page shows the start of the served certificate's SHA-256 to compare on the phone ({shown!r})")
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         stop = threading.Event(); sent = [0]
         def pump():

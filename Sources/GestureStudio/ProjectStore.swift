@@ -55,6 +55,13 @@ public struct ProjectStore: Sendable {
         }
     }
 
+    /// One saved example's frames, or nil when there is no such example. - Complexity: O(file size).
+    public func series(id: String) throws -> (label: String, series: TimeSeries)? {
+        guard try channels() != nil else { return nil }
+        guard let r = try CSVFormat.readRecordings(recordingPath).first(where: { $0.session == id }) else { return nil }
+        return (ProjectStore.majorityLabel(r.labels) ?? "", r.series)
+    }
+
     /// Appends one example as its own session. - Complexity: O(values).
     public func append(_ frames: [Float], channels: [String], label: String, id: String) throws -> ExampleInfo {
         try RecordingAppend.append(frames, channels: channels, label: label, session: id, to: recordingPath)

@@ -32,6 +32,9 @@ public final class StudioHub: @unchecked Sendable {
     private var training = false
     private var lastID: Int64 = 0
     private var share: StateMessage.Share?
+    /// The replay running now (see ``play(_:rate:)``); a newer replay or a recording ends it.
+    private var replay: (generation: Int, id: String, label: String, start: Int, frames: Int, rate: Double)?
+    private var replayGeneration = 0
 
     /// Opens the project: its recording fixes the channels, and its last trained pipeline (if it
     /// reads those channels and decides live) recognises from the first frame.
@@ -52,10 +55,11 @@ public final class StudioHub: @unchecked Sendable {
 
     // MARK: Pages
 
-    /// The address a phone should open, shown on every page with its QR code.
-    public func setShareURL(_ url: String) {
+    /// The address a phone should open, shown on every page with its QR code, and with `--tls`
+    /// the certificate's fingerprint to compare with what the phone's browser shows.
+    public func setShareURL(_ url: String, fingerprint: String? = nil) {
         lock.withLock {
-            share = QRCode(url).map { StateMessage.Share(url: url, qr: $0.rows) }
+            share = QRCode(url).map { StateMessage.Share(url: url, qr: $0.rows, fingerprint: fingerprint) }
             broadcastLocked(stateMessage())
         }
     }
@@ -90,6 +94,7 @@ public final class StudioHub: @unchecked Sendable {
             case .cancel: try stopRecording(keep: false)
             case .delete(let id): try delete(id)
             case .train(let request): try train(request)
+            case .play(let id, let rate): try play(id, rate: rate)
             }
         } catch let e as StudioError {
             send(StudioOutbound.error(e.message), to: client)
@@ -118,6 +123,8 @@ public final class StudioHub: @unchecked Sendable {
     /// - Throws: ``StudioError`` for a frame of another width or with a non-finite value.
     public func push(_ frame: [Float], names: [String]) throws {
         try lock.withLock {
+            // A replay has the timeline: live frames would interleave with it on the plot.
+            guard replay == nil else { return }
             if channelNames == nil {
                 guard names.count == frame.count else { throw StudioError("frame has \(frame.count) values for \(names.count) channels") }
                 channelNames = names
@@ -128,10 +135,7 @@ public final class StudioHub: @unchecked Sendable {
                 throw StudioError("frame has \(frame.count) values; this studio's channels are \(channels.joined(separator: ",")) (\(channels.count))")
             }
             guard frame.allSatisfy(\.isFinite) else { throw StudioError("frame holds a value that is not a finite number") }
-            let index = frameCount
-            frameCount += 1
-            let at = Date().timeIntervalSince1970 * 1000
-            broadcastLocked(StudioOutbound.frame(index: index, at: at, values: frame))
+            let (index, at) = showLocked(frame)
             if recording != nil, recording!.values.count < StudioLimits.maxExampleFrames * channels.count {
                 recording!.values += frame
             }
@@ -143,13 +147,75 @@ public final class StudioHub: @unchecked Sendable {
                 }
             }
             guard let d = try live!.push(frame) else { return }
-            // Recogniser frames count from its own start; place the detection on the studio's count.
-            let shift = index - (live!.recognizer.frameCount - 1)
-            broadcastLocked(StudioOutbound.encode(StudioOutbound.DetectionMessage(
-                label: d.label ?? "", confidence: d.confidence, start: d.start + shift, end: d.end + shift,
-                frame: index, at: Int64(at))))
+            broadcastDetectionLocked(d, index: index, recognizerFrames: live!.recognizer.frameCount, at: at)
             try? oscOut?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
         }
+    }
+
+    /// Numbers a frame and sends it to every page. Call with the lock held.
+    private func showLocked(_ frame: [Float]) -> (index: Int, at: Double) {
+        let index = frameCount
+        frameCount += 1
+        let at = Date().timeIntervalSince1970 * 1000
+        broadcastLocked(StudioOutbound.frame(index: index, at: at, values: frame))
+        return (index, at)
+    }
+
+    /// Call with the lock held.
+    private func broadcastDetectionLocked(_ d: Detection, index: Int, recognizerFrames: Int, at: Double) {
+        // Recogniser frames count from its own start; place the detection on the studio's count.
+        let shift = index - (recognizerFrames - 1)
+        broadcastLocked(StudioOutbound.encode(StudioOutbound.DetectionMessage(
+            label: d.label ?? "", confidence: d.confidence, start: d.start + shift, end: d.end + shift,
+            frame: index, at: Int64(at))))
+    }
+
+    // MARK: Replay
+
+    /// Replays saved example `id` onto every page's live view at `rate` frames/s, through a fresh
+    /// recogniser of the current pipeline (if any), so the page shows what it detects. Writes
+    /// nothing and sends no OSC (a replay is a check, not a performance); live frames are set aside
+    /// until it ends. A newer replay replaces it; pressing record ends it.
+    public func play(_ id: String, rate: Double) throws {
+        guard let found = try store.series(id: id) else { throw StudioError("no example \(id)") }
+        let (label, series) = found
+        let (generation, recognizer): (Int, Recognizer?) = try lock.withLock {
+            guard recording == nil else { throw StudioError("stop recording first") }
+            guard series.channelCount == channelNames?.count else {
+                throw StudioError("example \(id) has \(series.channelCount) channels; the live view has \(channelNames?.count ?? 0)")
+            }
+            endReplayLocked()
+            replayGeneration += 1
+            replay = (replayGeneration, id, label, frameCount, series.frameCount, rate)
+            broadcastLocked(StudioOutbound.encode(ReplayMessage(id: id, label: label, frames: series.frameCount, rate: rate, start: frameCount)))
+            return (replayGeneration, live?.pipeline.recognizer())
+        }
+        Task.detached { [self] in
+            var recognizer = recognizer
+            let clock = ContinuousClock(), start = clock.now, n = series.channelCount
+            for k in 0..<series.frameCount {
+                // On a schedule from the start, so the replay keeps its rate however long a push takes.
+                try? await clock.sleep(until: start + .seconds(Double(k) / rate))
+                let going: Bool = lock.withLock {
+                    guard replay?.generation == generation else { return false }
+                    let frame = Array(series.values[k * n..<(k + 1) * n])
+                    let (index, at) = showLocked(frame)
+                    if let d = try? recognizer?.push(frame) {
+                        broadcastDetectionLocked(d, index: index, recognizerFrames: recognizer!.frameCount, at: at)
+                    }
+                    return true
+                }
+                if !going { return }
+            }
+            lock.withLock { if replay?.generation == generation { endReplayLocked() } }
+        }
+    }
+
+    /// Call with the lock held.
+    private func endReplayLocked() {
+        guard let r = replay else { return }
+        replay = nil
+        broadcastLocked(StudioOutbound.encode(ReplayMessage(id: r.id, label: r.label, frames: r.frames, rate: r.rate, start: r.start, end: frameCount - 1)))
     }
 
     // MARK: Recording
@@ -158,6 +224,7 @@ public final class StudioHub: @unchecked Sendable {
         try lock.withLock {
             guard recording == nil else { throw StudioError("already recording \(recording!.label)") }
             guard !training else { throw StudioError("wait for training to finish") }
+            endReplayLocked()
             recording = (label, [])
             recordingClient = client
             broadcastLocked(StudioOutbound.encode(RecordingState(label: label)))
@@ -279,6 +346,17 @@ public final class StudioHub: @unchecked Sendable {
         var label: String?
     }
 
+    /// A replay starting (no `end`) or ended, on the studio's frame count.
+    struct ReplayMessage: Encodable {
+        var t = "replay"
+        var id: String
+        var label: String
+        var frames: Int
+        var rate: Double
+        var start: Int
+        var end: Int?
+    }
+
     struct ExamplesMessage: Encodable {
         var t = "examples"
         var examples: [ExampleInfo]
@@ -309,6 +387,8 @@ public final class StudioHub: @unchecked Sendable {
             var url: String
             /// QR code modules, one string of "0"/"1" per row.
             var qr: [String]
+            /// SHA-256 of the `--tls` certificate, colon-separated hex.
+            var fingerprint: String?
         }
 
         struct Model: Encodable {

@@ -23,6 +23,8 @@ public enum PageMessage: Sendable, Equatable {
     case delete(id: String)
     /// Train in the background.
     case train(TrainRequest)
+    /// Replay a saved example onto the live view at `rate` frames per second (nothing is written).
+    case play(id: String, rate: Double)
 
     private struct Raw: Decodable {
         var t: String
@@ -32,6 +34,7 @@ public enum PageMessage: Sendable, Equatable {
         var classifier: String?
         var window: Int?
         var hop: Int?
+        var rate: Double?
     }
 
     /// Parses one text message.
@@ -59,6 +62,13 @@ public enum PageMessage: Sendable, Equatable {
                 throw StudioError("delete needs the id of an example")
             }
             self = .delete(id: id)
+        case "play":
+            guard let id = raw.id, !id.isEmpty, id.count <= 64, RecordingAppend.problem(with: id) == nil else {
+                throw StudioError("play needs the id of an example")
+            }
+            let rate = raw.rate ?? 50
+            guard (1...1000).contains(rate) else { throw StudioError("play rate must be 1-1000 frames/s, got \(rate)") }
+            self = .play(id: id, rate: rate)
         case "train":
             guard let name = raw.classifier, name.count <= 64 else { throw StudioError("train needs a classifier") }
             var window: PipelineSpec.Window?

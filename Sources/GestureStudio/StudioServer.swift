@@ -1,6 +1,8 @@
 import Foundation
 import GestureKit
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -12,19 +14,22 @@ public struct StudioServer: Sendable {
     public var port: Int
     public let access: StudioAccess
     public let hub: StudioHub
+    /// With a certificate the studio serves HTTPS and WSS only (`--tls`); without, plain HTTP.
+    public let certificate: StudioCertificate?
 
-    public init(host: String, port: Int, access: StudioAccess, hub: StudioHub) {
+    public init(host: String, port: Int, access: StudioAccess, hub: StudioHub, certificate: StudioCertificate? = nil) {
         self.host = host
         self.port = port
         self.access = access
         self.hub = hub
+        self.certificate = certificate
     }
 
     /// The address to open, with the token when one is needed.
     public func url(host shownHost: String? = nil, port shownPort: Int? = nil) -> String {
         var h = shownHost ?? host
         if h.contains(":") && !h.hasPrefix("[") { h = "[\(h)]" }
-        return "http://\(h):\(shownPort ?? port)/" + (access.token.map { "?token=\($0)" } ?? "")
+        return (certificate == nil ? "http" : "https") + "://\(h):\(shownPort ?? port)/" + (access.token.map { "?token=\($0)" } ?? "")
     }
 
     /// Serves until SIGINT/SIGTERM. `onRunning` gets the bound port (useful with port 0).
@@ -32,10 +37,12 @@ public struct StudioServer: Sendable {
         let router = makeRouter()
         var logger = Logger(label: "gesture-studio")
         logger.logLevel = .warning
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: StudioLimits.maxMessageBytes)))
+        let server = try certificate.map { try HTTPServerBuilder.tls(plain, tlsConfiguration: try $0.serverConfiguration()) } ?? plain
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router,
-                                           configuration: .init(ws: .init(maxFrameSize: StudioLimits.maxMessageBytes))),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "gesture-studio"),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -15,7 +15,9 @@ struct Studio: ParsableCommand {
             in the background and shows each detection on the same timeline. Frames come from --input \
             (as `gesture stream` reads them) and from any page that shares its device's motion sensors. \
             Listens on 127.0.0.1 unless --host says otherwise; on any other address the printed URL \
-            carries a random token that every request must present.
+            carries a random token that every request must present. A phone's browser shares its motion \
+            only with a secure page: --tls --host 0.0.0.0 serves HTTPS with a self-signed certificate made \
+            at start (accept the warning once per start; the printed fingerprint is the one to see).
             """)
 
     @Option(help: "Frames from: - (stdin), FILE, udp:PORT, osc:PORT[/address]. Without it, frames come from the page.")
@@ -29,6 +31,9 @@ struct Studio: ParsableCommand {
 
     @Option(help: "Address to listen on; anything but loopback needs the printed token.")
     var host: String = "127.0.0.1"
+
+    @Flag(help: "Serve HTTPS and WSS with a self-signed certificate made at start (phones need it for motion).")
+    var tls = false
 
     @Option(name: .customLong("spec"), help: "Also offer this pipeline spec (JSON) on the page, as spec:NAME (repeatable).")
     var specs: [String] = []
@@ -66,7 +71,9 @@ struct Studio: ParsableCommand {
                                 report: { printStderr($0) })
             }
             let wildcard = host == "0.0.0.0" || host == "::"
-            let server = StudioServer(host: host, port: port, access: .forHost(host), hub: hub)
+            // The names a phone may use: every network address when bound to all of them.
+            let certificate = try tls ? StudioCertificate.make(hosts: wildcard ? StudioServer.networkAddresses() : [host]) : nil
+            let server = StudioServer(host: host, port: port, access: .forHost(host), hub: hub, certificate: certificate)
             let (host, input, project) = (self.host, self.input, self.project)
             try runBlocking {
                 try await server.run { bound in
@@ -74,12 +81,16 @@ struct Studio: ParsableCommand {
                     if wildcard {
                         lines += StudioServer.networkAddresses().map { "  on the network: \(server.url(host: $0, port: bound))" }
                     }
+                    if let certificate {
+                        lines.append("  self-signed certificate, SHA-256 \(certificate.fingerprint)")
+                        if StudioAccess.isLoopback(host) { lines.append("  only this machine can open it: add --host 0.0.0.0 for a phone") }
+                    }
                     lines.append("  project \(project)" + (input.map { ", frames from \($0)" } ?? ", frames from the page") + "; Ctrl-C to stop")
                     // The address a phone can open: the first network address, or the host given.
                     let share = wildcard ? StudioServer.networkAddresses().first.map { server.url(host: $0, port: bound) }
                         : StudioAccess.isLoopback(host) ? nil : server.url(port: bound)
                     if let share {
-                        hub.setShareURL(share)
+                        hub.setShareURL(share, fingerprint: certificate?.fingerprint)
                         if isatty(STDOUT_FILENO) != 0, let qr = QRCode(share) { lines.append(qr.terminalText()) }
                     }
                     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

@@ -17,6 +17,8 @@ import Testing
         #expect(try PageMessage(parsing: #"{"t":"train","classifier":"knn","window":32,"hop":4}"#)
                 == .train(TrainRequest(classifier: "knn", window: .init(size: 32, hop: 4))))
         #expect(try PageMessage(parsing: #"{"t":"train","classifier":"dtw"}"#) == .train(TrainRequest(classifier: "dtw", window: nil)))
+        #expect(try PageMessage(parsing: #"{"t":"play","id":"ex5","rate":200}"#) == .play(id: "ex5", rate: 200))
+        #expect(try PageMessage(parsing: #"{"t":"play","id":"ex5"}"#) == .play(id: "ex5", rate: 50))
     }
 
     @Test(arguments: [
@@ -28,6 +30,7 @@ import Testing
         #"{"t":"record","label":"tab\tbad"}"#, #"{"t":"delete"}"#, #"{"t":"delete","id":"a,b"}"#,
         #"{"t":"train"}"#, #"{"t":"train","classifier":"knn","window":1}"#, #"{"t":"train","classifier":"knn","window":8,"hop":9}"#,
         #"{"t":"train","classifier":"knn","window":100000}"#,
+        #"{"t":"play"}"#, #"{"t":"play","id":"a,b"}"#, #"{"t":"play","id":"ex1","rate":0}"#, #"{"t":"play","id":"ex1","rate":5000}"#,
     ])
     func badMessagesAreRefusedWithAReason(text: String) {
         #expect(throws: StudioError.self) { try PageMessage(parsing: text) }

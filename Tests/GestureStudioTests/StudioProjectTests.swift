@@ -125,8 +125,8 @@ func temporaryProject() throws -> ProjectStore {
     }
 
     /// The whole loop a page drives: record two gestures and rest from the page's motion,
-    /// train, and recognise them live.
-    @Test func recordTrainAndRecogniseFromPageMessages() async throws {
+    /// train, recognise them live, and play an example back.
+    @Test func recordTrainRecogniseAndReplayFromPageMessages() async throws {
         let store = try temporaryProject()
         let hub = try StudioHub(store: store)
         let page = try Page(hub)
@@ -175,6 +175,33 @@ func temporaryProject() throws -> ProjectStore {
         try await Task.sleep(for: .milliseconds(50))
         let late = page.of("d").filter { ($0["frame"] as? Int ?? 0) >= restStart + 16 }
         #expect(late.isEmpty, "rest is silence once the window has left the shake: \(late)")
+
+        // Play back a saved tilt: its frames go out on the live timeline, through the model, which
+        // names it tilt; live frames sent meanwhile are set aside, and nothing is written.
+        let csvBefore = try Data(contentsOf: URL(fileURLWithPath: store.recordingPath))
+        let modelBefore = try Data(contentsOf: URL(fileURLWithPath: store.pipelinePath))
+        let tilt = try #require(data.recordings.first { $0.labels.first == "tilt" })
+        let framesBefore = page.of("f").count
+        hub.receive("{\"t\":\"play\",\"id\":\"\(tilt.session!)\",\"rate\":400}", from: page.id)
+        send(frames(1, 8))  // a live shake during the replay: not shown, not recognised
+        #expect(await page.wait { page.of("replay").contains { $0["end"] != nil } })
+        let replay = page.of("replay")
+        #expect(replay.count == 2 && replay[0]["label"] as? String == "tilt", "\(replay)")
+        let (start, end) = (replay.last?["start"] as? Int ?? -1, replay.last?["end"] as? Int ?? -1)
+        #expect(start == framesBefore && end - start + 1 == tilt.series.frameCount)
+        let shown = page.of("f").filter { ($0["i"] as? Int ?? -1) >= start }
+        #expect(shown.count == tilt.series.frameCount, "only the replay's frames reach the page")
+        let firstShown = (shown.first?["v"] as? [Double])?.map(Float.init)
+        #expect(firstShown == Array(tilt.series.values[0..<width]))
+        let named = page.of("d").filter { ($0["frame"] as? Int ?? -1) >= start }.compactMap { $0["label"] as? String }
+        #expect(!named.isEmpty && named.allSatisfy { $0 == "tilt" }, "the model names the replayed tilt: \(named)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.recordingPath)) == csvBefore)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store.pipelinePath)) == modelBefore)
+        // Live frames count again once it ends.
+        send(frames(0, 4))
+        #expect(await page.wait { page.of("f").count == framesBefore + tilt.series.frameCount + 4 })
+        hub.receive("{\"t\":\"play\",\"id\":\"ex-none\"}", from: page.id)
+        #expect(await page.wait { page.of("error").contains { ($0["message"] as? String)?.contains("no example ex-none") == true } })
     }
 }
 
