@@ -12,7 +12,7 @@ struct Train: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to save the trained pipeline (.gesture).")
     var output: String
 
-    @Flag(help: "Choose the live post-processing (threshold, smoothing) by cross-validation grouped by user or session on the continuous training recordings (the spec's \"calibration\" settings, or folds 3 and at most 0.3 false activations per minute).")
+    @Flag(help: "Choose the rest weight and the live post-processing (threshold, smoothing) by cross-validation grouped by user or session on the continuous training recordings (the spec's \"calibration\" settings, or folds 3 and at most 0.3 false activations per minute).")
     var calibrate = false
 
     @OptionGroup var specOptions: SpecOptions
