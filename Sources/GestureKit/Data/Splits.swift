@@ -13,6 +13,9 @@ public struct Split: Sendable, Hashable {
 public enum GroupBy: String, Sendable, Codable, CaseIterable {
     /// Group by the examples' session, or by their user.
     case session, user
+
+    /// The session or the user, by this grouping.
+    func id(user: String?, session: String?) -> String? { self == .user ? user : session }
 }
 
 extension Dataset {

@@ -41,7 +41,7 @@ public enum StreamCalibration {
 
         /// Reads the `calibration` key, refusing unknown keys and out-of-range values.
         public init(from decoder: Decoder) throws {
-            let all = try decoder.container(keyedBy: AnyKey.self)
+            let all = try decoder.container(keyedBy: StringKey.self)
             if let unknown = all.allKeys.first(where: { CodingKeys(stringValue: $0.stringValue) == nil }) {
                 throw GestureKitError("unknown key \"\(unknown.stringValue)\" (keys: events, folds, maxFalseActivationsPerMinute)",
                                       field: "calibration.\(unknown.stringValue)")
@@ -61,13 +61,6 @@ public enum StreamCalibration {
             }
             if let e = events, e.isEmpty { throw GestureKitError("names no class", field: "calibration.events") }
         }
-    }
-
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
     }
 
     /// One candidate's pooled figures over the held-out folds.
@@ -137,9 +130,9 @@ public enum StreamCalibration {
     /// Users when every recording names one and there are at least `folds` of them; else sessions.
     static func grouping(of data: Dataset, folds: Int) -> GroupBy? {
         for g in [GroupBy.user, .session] {
-            let ids = data.recordings.map { g == .user ? $0.user : $0.session }
-            let exampleIDs = data.examples.map { g == .user ? $0.user : $0.session }
-            if ids.allSatisfy({ $0 != nil }), exampleIDs.allSatisfy({ $0 != nil }), Set(ids).count >= folds { return g }
+            let ids = data.recordings.map { g.id(user: $0.user, session: $0.session) }
+            if ids.allSatisfy({ $0 != nil }), data.examples.allSatisfy({ g.id(user: $0.user, session: $0.session) != nil }),
+               Set(ids).count >= folds { return g }
         }
         return nil
     }
@@ -170,15 +163,14 @@ public enum StreamCalibration {
         if let unknown = settings.events?.first(where: { !data.classes.contains($0) }) {
             throw GestureKitError("\(unknown) is not a class of the data", file: data.source, field: "calibration.events")
         }
-        func key(_ user: String?, _ session: String?) -> String { (group == .user ? user : session) ?? "" }
+        func key(_ user: String?, _ session: String?) -> String { group.id(user: user, session: session) ?? "" }
         let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
         let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
         let post = candidates()
         let weights = restWeights(for: spec, classes: data.classes)
-        let candidates = weights.flatMap { w in
-            post.map { c in (name: w.map { "rest x\($0), \(c.name)" } ?? c.name, weight: w, stages: c.stages) }
-        }
-        var replays = [[ScoredReplay]](repeating: [], count: candidates.count)
+        // Weight-major: candidate w * post.count + j is post-processing j under weight w.
+        let names = weights.flatMap { w in post.map { c in w.map { "rest x\($0), \(c.name)" } ?? c.name } }
+        var replays = [[ScoredReplay]](repeating: [], count: names.count)
         var reference: Pipeline?
         for (n, held) in folds.enumerated() {
             let heldSet = Set(held)
@@ -193,27 +185,29 @@ public enum StreamCalibration {
             let sequences = Pipeline.decisionLabels(of: train, window: window, classes: pipeline.classes)
             let heldRecordings = data.recordings.filter { heldSet.contains(key($0.user, $0.session)) }
             let traces = try heldRecordings.map { try Evaluation.trace(pipeline, $0) }
-            var weighed: [Float: [DecisionTrace]] = [:]
-            for case let w? in weights where w != 1 {
-                weighed[w] = traces.map { $0.weighingRest(w, at: pipeline.restIndex ?? -1) }
+            let weighed = weights.map { w -> [DecisionTrace] in
+                guard let w, w != 1, let rest = pipeline.restIndex else { return traces }
+                return traces.map { $0.weighingRest(w, at: rest) }
             }
-            for (i, c) in candidates.enumerated() {
+            for (j, c) in post.enumerated() {
                 var stages = c.stages
                 for s in stages.indices {
                     if !sequences.isEmpty { try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count) }
                     try stages[s].prepare(sampleRate: pipeline.sampleRate)
                 }
-                for (r, t) in zip(heldRecordings, c.weight.flatMap { weighed[$0] } ?? traces) {
-                    replays[i].append(ScoredReplay(recording: r, trace: t, postprocessing: stages))
+                for (w, ts) in weighed.enumerated() {
+                    replays[w * post.count + j] += zip(heldRecordings, ts).map {
+                        ScoredReplay(recording: $0, trace: $1, postprocessing: stages)
+                    }
                 }
             }
             progress?("fold \(n + 1)/\(folds.count): trained on \(ids.count - held.count) \(group)s, replayed \(held.joined(separator: ","))")
         }
         let events = settings.events.map(Set.init)
         let labelled = Set(reference!.classes.filter { $0 != spec.rest })
-        let table = candidates.indices.map { i in
+        let table = names.indices.map { i in
             let report = Evaluation.score(replays[i], pipeline: reference!, classes: events)
-            return Row(name: candidates[i].name, report: report,
+            return Row(name: names[i], report: report,
                        labelledFrameAccuracy: report.frameAccuracy(of: labelled, decoded: true))
         }
         let cap = settings.maxFalseActivationsPerMinute
@@ -228,8 +222,8 @@ public enum StreamCalibration {
             }!
         }
         var result = spec
-        result.postprocessing = candidates[chosen].stages
-        result.restWeight = candidates[chosen].weight
+        result.postprocessing = post[chosen % post.count].stages
+        result.restWeight = weights[chosen / post.count]
         return Result(spec: result, table: table, chosen: chosen, groupedBy: group, folds: folds)
     }
 }

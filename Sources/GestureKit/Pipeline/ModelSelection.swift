@@ -51,7 +51,7 @@ public enum ModelSelection {
     /// the same terms; else nil (stratified folds).
     public static func grouping(of data: Dataset, folds: Int) -> GroupBy? {
         for g in [GroupBy.user, .session] {
-            let ids = data.examples.map { g == .user ? $0.user : $0.session }
+            let ids = data.examples.map { g.id(user: $0.user, session: $0.session) }
             if ids.allSatisfy({ $0 != nil }), Set(ids).count >= folds { return g }
         }
         return nil

@@ -14,24 +14,25 @@ enum StageKinds {
     static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self, HMMFilter.self]
 }
 
-private struct KindKey: CodingKey {
+/// A JSON key by name: a stage's `"kind"`, or any key of an object whose unknown keys are refused.
+struct StringKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
-    static let kind = KindKey(stringValue: "kind")
+    static let kind = StringKey(stringValue: "kind")
 }
 
 /// Encodes a stage as its own keyed fields plus `"kind"`.
 func encodeStage(_ stage: any Stage, to encoder: Encoder) throws {
     try stage.encode(to: encoder)
-    var c = encoder.container(keyedBy: KindKey.self)
+    var c = encoder.container(keyedBy: StringKey.self)
     try c.encode(type(of: stage).kind, forKey: .kind)
 }
 
 /// Decodes a stage whose `"kind"` names one of `types`, and validates it.
 func decodeStage<T>(_ types: [T], role: String, from decoder: Decoder) throws -> any Stage {
-    let c = try decoder.container(keyedBy: KindKey.self)
+    let c = try decoder.container(keyedBy: StringKey.self)
     let kind = try c.decode(String.self, forKey: .kind)
     for t in types {
         guard let s = t as? any Stage.Type, s.kind == kind else { continue }

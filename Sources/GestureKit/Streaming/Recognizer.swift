@@ -61,9 +61,9 @@ public struct Recognizer: Sendable {
     private var postprocessors: [any Postprocessor]
     private var decider: any Decider
     private let channels: Int
+    private let restIndex: Int?
     /// The pipeline's rest weight when it changes decisions (not 1, and rest is a class).
     private let restWeight: Float?
-    private let restIndex: Int
     /// The frame being pre-processed (sized once).
     private var frame: [Float]
     /// Frames pushed since reset.
@@ -87,8 +87,9 @@ public struct Recognizer: Sendable {
         postprocessors = pipeline.spec.postprocessing
         decider = Recognizer.decider(for: pipeline, mode: mode)
         channels = pipeline.channelCount
-        restIndex = pipeline.restIndex ?? -1
-        restWeight = pipeline.spec.restWeight.flatMap { $0 == 1 || pipeline.restIndex == nil ? nil : $0 }
+        let rest = pipeline.restIndex
+        restIndex = rest
+        restWeight = pipeline.spec.restWeight.flatMap { $0 == 1 || rest == nil ? nil : $0 }
         frame = [Float](repeating: 0, count: channels)
         votes = [Int](repeating: 0, count: pipeline.classes.count)
         voteConfidence = [Float](repeating: 0, count: pipeline.classes.count)
@@ -136,7 +137,7 @@ public struct Recognizer: Sendable {
         guard let c = decided.classIndex else { return nil }
         votes[c] += 1
         voteConfidence[c] += decided.confidence
-        guard c != pipeline.restIndex else { return nil }
+        guard c != restIndex else { return nil }
         return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
                          start: decision.start, end: decision.end, time: time(of: n))
     }
@@ -160,7 +161,7 @@ public struct Recognizer: Sendable {
             return decider.push(UnsafeBufferPointer(b), at: n)
         }
         guard var decision else { return nil }
-        if let w = restWeight { decision.prediction = decision.prediction.weighingRest(w, at: restIndex) }
+        decision.prediction = weighed(decision.prediction)
         lastRawDecision = decision.prediction
         return decision
     }
@@ -181,9 +182,14 @@ public struct Recognizer: Sendable {
             let scores = votes.map { Float($0) / Float(decisions) }
             return Prediction(classIndex: best, confidence: scores[best], scores: scores)
         }
-        guard var raw = decider.classifyHeld() else { return .null(classCount: classCount) }
-        if let w = restWeight { raw = raw.weighingRest(w, at: restIndex) }
-        return postprocess(raw, frame: frameCount - 1)
+        guard let raw = decider.classifyHeld() else { return .null(classCount: classCount) }
+        return postprocess(weighed(raw), frame: frameCount - 1)
+    }
+
+    /// A raw decision under the pipeline's rest weight (unchanged without one).
+    private func weighed(_ p: Prediction) -> Prediction {
+        guard let w = restWeight, let r = restIndex else { return p }
+        return p.weighingRest(w, at: r)
     }
 
     private mutating func postprocess(_ raw: Prediction, frame: Int) -> Prediction {
