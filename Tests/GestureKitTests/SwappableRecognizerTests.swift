@@ -46,7 +46,10 @@ import Testing
         live.mailbox.offer(other)
         guard case .refused(_, let why) = live.adoptOffered() else { Issue.record("accepted other channels"); return }
         #expect(why.description.contains("channels"))
-        let whole = try Pipeline.train(try DefaultSpecs.build(classifier: "knn", specFile: nil), on: Self.train)
+        // A whole-example pipeline from a file written before live windows: it cannot decide live.
+        var whole = try Pipeline.train(try DefaultSpecs.build(classifier: "knn", specFile: nil), on: Self.train)
+        #expect(whole.decidesLive)
+        whole.liveWindow = nil
         live.mailbox.offer(whole)
         guard case .refused = live.adoptOffered() else { Issue.record("accepted a pipeline that cannot decide live"); return }
         #expect(live.pipeline.training.examples == a.training.examples)

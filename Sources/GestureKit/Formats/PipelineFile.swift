@@ -14,7 +14,7 @@ extension Pipeline: Codable {
     public static let fileVersion = 1
 
     enum CodingKeys: String, CodingKey {
-        case classes, channelNames, sampleRate, spec, training
+        case classes, channelNames, sampleRate, spec, training, liveWindow
     }
 
     public init(from decoder: Decoder) throws {
@@ -24,6 +24,13 @@ extension Pipeline: Codable {
         sampleRate = try c.decodeIfPresent(Double.self, forKey: .sampleRate)
         spec = try c.decode(PipelineSpec.self, forKey: .spec)
         training = try c.decode(TrainingSummary.self, forKey: .training)
+        liveWindow = try c.decodeIfPresent(LiveWindow.self, forKey: .liveWindow)
+        if let w = liveWindow {
+            guard w.window >= 1, w.hop >= 1, w.minRun >= 1, w.activityFloor.isFinite, w.activityFloor >= 0 else {
+                throw GestureKitError("window, hop and minRun must be positive and activityFloor a finite non-negative number",
+                                      field: "liveWindow")
+            }
+        }
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -33,6 +40,7 @@ extension Pipeline: Codable {
         try c.encodeIfPresent(sampleRate, forKey: .sampleRate)
         try c.encode(spec, forKey: .spec)
         try c.encode(training, forKey: .training)
+        try c.encodeIfPresent(liveWindow, forKey: .liveWindow)
     }
 
     private struct Envelope: Codable {

@@ -22,6 +22,9 @@ public struct Pipeline: Sendable {
     public var sampleRate: Double?
     /// What the pipeline was trained on.
     public var training: TrainingSummary
+    /// How a whole-example pipeline whose classifier cannot spot decides live (sliding windows of
+    /// about one example); `nil` for windowed and spotting pipelines, and in files from before it.
+    public var liveWindow: LiveWindow? = nil
 
     /// What the pipeline was trained on, for `gesture info`.
     public struct TrainingSummary: Sendable, Hashable, Codable {
@@ -93,8 +96,10 @@ public struct Pipeline: Sendable {
             source: dataset.source, examples: data.series.count, classCounts: counts, featureCount: featureCount,
             trainingInputs: inputs.series.count, seconds: Date().timeIntervalSince(started),
             trainedAt: ISO8601DateFormatter().string(from: started))
-        return Pipeline(spec: spec, classes: data.classes, channelNames: dataset.channelNames, sampleRate: rate,
-                        training: summary)
+        var pipeline = Pipeline(spec: spec, classes: data.classes, channelNames: dataset.channelNames, sampleRate: rate,
+                                training: summary)
+        if !pipeline.decidesLive { pipeline.liveWindow = LiveWindow.fitted(to: data.series) }
+        return pipeline
     }
 
     /// Trains the classifier on what it sees (series, or features fitted and extracted here).
@@ -159,10 +164,11 @@ public struct Pipeline: Sendable {
     /// ``Recognizer/finish()``: batch prediction of one series.
     public func wholeSeriesRecognizer() -> Recognizer { Recognizer(self, mode: .wholeSeries) }
 
-    /// Whether a live ``recognizer()`` makes decisions: every windowed pipeline, and whole-example
-    /// pipelines whose classifier spots its classes in a stream.
+    /// Whether a live ``recognizer()`` makes decisions: every windowed pipeline, whole-example
+    /// pipelines whose classifier spots its classes in a stream, and the others through their
+    /// ``liveWindow`` (every pipeline trained since it exists).
     public var decidesLive: Bool {
-        guard spec.window == nil else { return true }
+        guard spec.window == nil, liveWindow == nil else { return true }
         if case .sequence(let c) = spec.classifier, let s = c as? any SpottingClassifier { return s.makeSpotter() != nil }
         return false
     }

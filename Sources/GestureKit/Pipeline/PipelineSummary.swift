@@ -34,6 +34,8 @@ public struct PipelineSummary: Sendable, Codable {
     public var classifierSummary: [String: String]
     /// What the pipeline was trained on.
     public var training: Pipeline.TrainingSummary
+    /// How a whole-example pipeline that cannot spot decides live (``Pipeline/liveWindow``).
+    public var liveWindow: LiveWindow?
 
     /// The summary of `p`.
     public init(_ p: Pipeline) {
@@ -53,6 +55,7 @@ public struct PipelineSummary: Sendable, Codable {
         postprocessing = p.spec.postprocessing.map { type(of: $0).kind }
         classifierSummary = p.spec.classifier.summary
         training = p.training
+        liveWindow = p.liveWindow
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -73,6 +76,7 @@ public struct PipelineSummary: Sendable, Codable {
         try c.encode(postprocessing, forKey: .postprocessing)
         try c.encode(classifierSummary, forKey: .classifierSummary)
         try c.encode(training, forKey: .training)
+        try c.encodeIfPresent(liveWindow, forKey: .liveWindow)
     }
 
     /// The summary as `gesture info` prints it.
@@ -84,6 +88,10 @@ public struct PipelineSummary: Sendable, Codable {
         func list(_ l: [String]) -> String { l.isEmpty ? "none" : l.joined(separator: " -> ") }
         lines.append("preprocessing \(list(preprocessing))")
         lines.append("window        \(window.map { "\($0.size) frames, hop \($0.hop)" } ?? "whole examples")")
+        if let l = liveWindow {
+            lines.append("live          windows of \(l.window) frames, hop \(l.hop); a class after \(l.minRun) agreeing decisions; "
+                         + "rest below activity \(l.activityFloor)")
+        }
         if !features.isEmpty || !featureTransforms.isEmpty {
             lines.append("features      \(list(features + featureTransforms)) (\(training.featureCount) values)")
         }

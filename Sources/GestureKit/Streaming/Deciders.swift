@@ -29,7 +29,18 @@ extension Recognizer {
                let spotter = spotting.makeSpotter() {
                 return SpottingDecider(spotter: spotter)
             }
-            return SilentDecider()
+            guard let live = pipeline.liveWindow else { return SilentDecider() }
+            let ring = WindowRing(window: PipelineSpec.Window(size: live.window, hop: live.hop), channels: channels)
+            switch pipeline.spec.classifier {
+            case .vector(let classifier):
+                let inner = WindowedVectorDecider(ring: ring, classifier: classifier, extractors: pipeline.spec.extractors,
+                                                  transforms: pipeline.spec.transforms, featureWidth: pipeline.training.featureCount)
+                return SlidingExampleDecider(inner: inner, live: live, restIndex: pipeline.restIndex)
+            case .sequence(let classifier):
+                let series = SeriesShape(channels: channels, names: pipeline.channelNames, sampleRate: pipeline.sampleRate)
+                return SlidingExampleDecider(inner: WindowedSequenceDecider(ring: ring, classifier: classifier, series: series),
+                                             live: live, restIndex: pipeline.restIndex)
+            }
         }
         let ring = WindowRing(window: window, channels: channels)
         switch pipeline.spec.classifier {
@@ -113,8 +124,9 @@ struct SpottingDecider: Decider {
     mutating func classifyHeld() -> Prediction? { nil }
 }
 
-/// No window, live, and a classifier that cannot spot: it never decides (the CLI refuses such a
-/// pipeline before streaming; see ``Pipeline/decidesLive``).
+/// No window, live, a classifier that cannot spot and no ``Pipeline/liveWindow`` (a file from
+/// before it): it never decides (the CLI refuses such a pipeline before streaming; see
+/// ``Pipeline/decidesLive``).
 struct SilentDecider: Decider {
     mutating func reset() {}
     mutating func push(_ frame: UnsafeBufferPointer<Float>, at n: Int) -> Decision? { nil }

@@ -88,7 +88,7 @@ public struct SwappableRecognizer: Sendable {
     /// Live recognition needs decisions while the stream runs: a window, or a classifier that spots.
     static func checkLive(_ p: Pipeline) throws {
         guard p.decidesLive else {
-            throw GestureKitError("this pipeline classifies whole examples and cannot decide while a stream runs; train it with --window SIZE[,HOP], or use a DTW pipeline that spots", field: "spec.features.window")
+            throw GestureKitError("this pipeline classifies whole examples and its file predates live decisions for them; train it again (or with --window SIZE[,HOP])", field: "spec.features.window")
         }
     }
 }
