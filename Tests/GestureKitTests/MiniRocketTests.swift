@@ -326,6 +326,67 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         }
     }
 
+    /// MultiRocket's four pools from the plain reference convolution: PPV, mean of the outputs above
+    /// the bias minus it, mean index (from the counted range's start) of those, longest run of them.
+    static func referencePools(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
+        var out: [Float] = []
+        var c = 0, start = 0, f = 0
+        let n = s.frameCount
+        for (di, d32) in m.dilations.enumerated() {
+            let d = Int(d32)
+            for k in 0..<84 {
+                let chans = Array(m.channelIndices[start..<(start + Int(m.channelCounts[c]))])
+                let conv = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
+                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
+                for _ in 0..<Int(m.featuresPerDilation[di]) {
+                    let b = m.biases[f]
+                    let positive = range.filter { conv[$0] > b }
+                    var sum: Float = 0
+                    for t in positive { sum += conv[t] - b }
+                    var longest = 0, run = 0
+                    for t in range { run = conv[t] > b ? run + 1 : 0; longest = max(longest, run) }
+                    out.append(Float(Double(positive.count) / Double(range.count)))
+                    out.append(positive.isEmpty ? 0 : sum / Float(positive.count))
+                    out.append(positive.isEmpty ? -1 : Float(Double(positive.map { $0 - range.lowerBound }.reduce(0, +)) / Double(positive.count)))
+                    out.append(Float(longest))
+                    f += 1
+                }
+                start += Int(m.channelCounts[c])
+                c += 1
+            }
+        }
+        return out
+    }
+
+    /// With `multiPooling` (alone and with `difference`), four features per bias, bit for bit the plain
+    /// reference on every width, whole examples and short windows; the biases are those of a plain
+    /// MiniRocket of a quarter the features; the settings survive a save and load.
+    @Test(arguments: [false, true]) func multiPoolingIsTheReference(difference: Bool) throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(10).map(\.series))
+        var stage = MiniRocket(features: 2000, seed: 4, difference: difference, multiPooling: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let m = try #require(stage.model)
+        var plain = MiniRocket(features: difference ? 250 : 500, seed: 4)
+        try plain.fit(windows, channels: 6, sampleRate: nil)
+        #expect(plain.model == m)
+        #expect(stage.featureCount == 4 * (m.biases.count + (stage.differenceModel?.biases.count ?? 0)))
+        #expect(stage.featureNames.count == stage.featureCount && stage.featureNames[1].hasPrefix("mpv("))
+        let back = try StageTesting.roundTrip(stage)
+        #expect(back.multiPooling && back.difference == difference && back.model == m)
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        for s in [data.examples[20].series, windows[0].frames(0..<37), windows[1].frames(5..<7), windows[2].frames(3..<4)] {
+            var expected = Self.referencePools(s, m)
+            if let dm = stage.differenceModel { expected += Self.referencePools(Self.handDifference(s), dm) }
+            for lanes in [16, 8, 4] {
+                MiniRocket.limitLanes(lanes)
+                #expect(stage.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern), "lanes \(MiniRocket.lanes), \(s.frameCount) frames")
+                #expect(back.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern))
+            }
+        }
+    }
+
     /// The difference half survives a save and load; a file without the key loads as plain MiniRocket,
     /// and a half without its flag (or the flag without its half) is refused.
     @Test func differenceRoundTripsAndOldFilesLoadAsBefore() throws {

@@ -1,6 +1,6 @@
 /// JSON form: see ``MiniRocket``.
 extension MiniRocket {
-    enum CodingKeys: String, CodingKey { case features, maxDilations, seed, difference, trained }
+    enum CodingKeys: String, CodingKey { case features, maxDilations, seed, difference, multiPooling, trained }
 
     enum TrainedKeys: String, CodingKey {
         case channelNames, length, dilations, featuresPerDilation, channelCounts, channelIndices, padded, biases, difference
@@ -11,7 +11,8 @@ extension MiniRocket {
         self.init(features: try c.decodeIfPresent(Int.self, forKey: .features) ?? 10_000,
                   maxDilations: try c.decodeIfPresent(Int.self, forKey: .maxDilations) ?? 32,
                   seed: try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 0,
-                  difference: try c.decodeIfPresent(Bool.self, forKey: .difference) ?? false)
+                  difference: try c.decodeIfPresent(Bool.self, forKey: .difference) ?? false,
+                  multiPooling: try c.decodeIfPresent(Bool.self, forKey: .multiPooling) ?? false)
         if c.contains(.trained) {
             let t = try c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             model = try Self.decodeModel(t)
@@ -51,6 +52,7 @@ extension MiniRocket {
         try c.encode(maxDilations, forKey: .maxDilations)
         try c.encode(seed, forKey: .seed)
         if difference { try c.encode(true, forKey: .difference) }
+        if multiPooling { try c.encode(true, forKey: .multiPooling) }
         if let m = model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try Self.encodeModel(m, &t, names: true)

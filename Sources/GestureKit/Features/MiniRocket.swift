@@ -43,6 +43,10 @@ public struct MiniRocket: FeatureExtractor {
     public var seed: UInt64
     /// Half the features from the first difference of the series (MultiRocket's representations).
     public var difference: Bool
+    /// Four features per bias (MultiRocket's pooling): PPV, the mean of the outputs above the bias
+    /// (minus it; 0 when none), the mean index of those outputs (-1 when none) and the longest run
+    /// of them, over the counted outputs; a quarter as many biases for the same `features`.
+    public var multiPooling: Bool
     package internal(set) var model: Model?
     /// The fitted difference half, when `difference`.
     package internal(set) var differenceModel: Model?
@@ -62,14 +66,19 @@ public struct MiniRocket: FeatureExtractor {
     }
 
     /// An unfitted MiniRocket of about `features` features.
-    public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0, difference: Bool = false) {
+    public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0, difference: Bool = false,
+                multiPooling: Bool = false) {
         requestedFeatures = features
+        self.multiPooling = multiPooling
         self.maxDilations = maxDilations
         self.seed = seed
         self.difference = difference
     }
 
-    public var featureCount: Int { (model?.biases.count ?? 0) + (differenceModel?.biases.count ?? 0) }
+    public var featureCount: Int { ((model?.biases.count ?? 0) + (differenceModel?.biases.count ?? 0)) * pools }
+    /// Features per bias.
+    var pools: Int { multiPooling ? 4 : 1 }
+    static let poolNames = ["ppv", "mpv", "mipv", "lspv"]
 
     public var featureNames: [String] {
         guard let m = model else { return [] }
@@ -79,7 +88,9 @@ public struct MiniRocket: FeatureExtractor {
             guard let mm else { continue }
             for (di, d) in mm.dilations.enumerated() {
                 for k in 0..<Self.kernelCount {
-                    for q in 0..<Int(mm.featuresPerDilation[di]) { names.append("\(prefix)ppv(k\(k),d\(d),b\(q))") }
+                    for q in 0..<Int(mm.featuresPerDilation[di]) {
+                        for pool in Self.poolNames.prefix(pools) { names.append("\(prefix)\(pool)(k\(k),d\(d),b\(q))") }
+                    }
                 }
             }
         }
@@ -156,14 +167,15 @@ public struct MiniRocket: FeatureExtractor {
         let usable = windows.filter { $0.channelCount == channels && $0.frameCount > 0 }
         guard !usable.isEmpty else { throw GestureKitError("no training series to fit MiniRocket on", field: "miniRocket") }
         let names = FeatureSupport.names(windows, channels: channels)
+        let budget = max(requestedFeatures / pools, Self.kernelCount)
         if difference {
-            let half = requestedFeatures / 2
+            let half = budget / 2
             model = Self.fitModel(usable, channels: channels, names: names, features: half,
                                   maxDilations: maxDilations, seed: seed)
             differenceModel = Self.fitModel(usable.map(Self.firstDifference), channels: channels, names: names,
-                                            features: requestedFeatures - half, maxDilations: maxDilations, seed: seed &+ 1)
+                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1)
         } else {
-            model = Self.fitModel(usable, channels: channels, names: names, features: requestedFeatures,
+            model = Self.fitModel(usable, channels: channels, names: names, features: budget,
                                   maxDilations: maxDilations, seed: seed)
             differenceModel = nil
         }
@@ -292,19 +304,73 @@ public struct MiniRocket: FeatureExtractor {
         guard let m = model else { return }
         let ch = m.channelNames.count
         precondition(out.count >= featureCount && window.count >= frames * ch, "miniRocket: buffer sizes do not match")
-        Self.transform(m, window, frames: frames, into: out)
+        let pooled = multiPooling ? Self.multiTransform : Self.transform
+        pooled(m, window, frames, out)
         guard let dm = differenceModel else { return }
         let dFrames = max(frames - 1, 1)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: dFrames * ch) { dx in
             Self.firstDifference(window, frames: frames, channels: ch, into: dx)
-            Self.transform(dm, UnsafeBufferPointer(dx), frames: dFrames,
-                           into: UnsafeMutableBufferPointer(rebasing: out[m.biases.count...]))
+            pooled(dm, UnsafeBufferPointer(dx), dFrames, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]))
+        }
+    }
+
+    /// MultiRocket's four pools per bias (see `multiPooling`) from each kernel and dilation's output.
+    /// Plain scalar code on the C convolution: the same on every vector width.
+    static func multiTransform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
+                               _ out: UnsafeMutableBufferPointer<Float>) {
+        let ch = m.channelNames.count
+        let n = frames
+        guard n > 0 else {
+            for i in 0..<(m.biases.count * 4) { out[i] = i % 4 == 2 ? -1 : 0 }
+            return
+        }
+        var outputs = [Float](repeating: 0, count: kernelCount * n)
+        var scratch = [Float](repeating: 0, count: gk_minirocket_scratch_count(n, ch, m.maxDilation))
+        var f = 0, c = 0, start = 0
+        for (di, d32) in m.dilations.enumerated() {
+            let d = Int(d32)
+            m.channelCounts.withUnsafeBufferPointer { counts in
+                m.channelIndices.withUnsafeBufferPointer { idx in
+                    gk_minirocket_convolve_all(window.baseAddress, n, ch, d, counts.baseAddress! + c, idx.baseAddress! + start,
+                                               &scratch, &outputs)
+                }
+            }
+            outputs.withUnsafeBufferPointer { outputs in
+            for k in 0..<kernelCount {
+                let count = Int(m.channelCounts[c])
+                let base = k * n
+                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
+                for _ in 0..<Int(m.featuresPerDilation[di]) {
+                    let b = m.biases[f]
+                    var above = 0, sum: Float = 0, indexSum = 0, run = 0, longest = 0
+                    for t in range {
+                        let v = outputs[base + t], z = v - b
+                        if v > b {
+                            above += 1
+                            sum += z
+                            indexSum += t - range.lowerBound
+                            run += 1
+                            if run > longest { longest = run }
+                        } else {
+                            run = 0
+                        }
+                    }
+                    out[4 * f] = Float(Double(above) / Double(range.count))
+                    out[4 * f + 1] = above > 0 ? sum / Float(above) : 0
+                    out[4 * f + 2] = above > 0 ? Float(Double(indexSum) / Double(above)) : -1
+                    out[4 * f + 3] = Float(longest)
+                    f += 1
+                }
+                start += count
+                c += 1
+            }
+            }
         }
     }
 
     /// The features of one fitted transform.
-    static func transform(_ m: Model, _ window: UnsafeBufferPointer<Float>, frames: Int,
-                          into out: UnsafeMutableBufferPointer<Float>) {
+    static func transform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
+                          _ out: UnsafeMutableBufferPointer<Float>) {
         let ch = m.channelNames.count
         let scratchCount = gk_minirocket_scratch_count(frames, ch, m.maxDilation)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: max(scratchCount, 1)) { scratch in
