@@ -131,6 +131,19 @@ void gk_minirocket_convolve(const float *x, long n, long channels, long dilation
     memcpy(out, w.c, sizeof(float) * n);
 }
 
+void gk_minirocket_convolve_all(const float *x, long n, long channels, long dilation, const int *channel_counts,
+                                const int *channel_indices, float *scratch, float *out) {
+    if (n <= 0) return;
+    const long lanes = vectorLanes();
+    Work w = prepare(x, n, channels, dilation, scratch);
+    alphaRows(&w, dilation, lanes);
+    for (long k = 0, start = 0; k < 84; k++) {
+        convolveInto(&w, dilation, k, channel_indices + start, channel_counts[k], lanes);
+        memcpy(out + k * n, w.c, sizeof(float) * n);
+        start += channel_counts[k];
+    }
+}
+
 // above / len rounded to float. Below 2^24 both are exact floats and the float quotient equals the
 // double one rounded to float (double rounding is innocuous for division as 53 >= 2 * 24 + 2), and
 // costs a fraction of a double division.

@@ -291,6 +291,130 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         #expect(throws: GestureKitError.self) { try TestData.spec(#"{"features": {"extractors": [{"kind": "miniRocket", "features": 10}]}, "classifier": {"kind": "ridge"}}"#) }
     }
 
+    /// The first difference computed by hand: x[t + 1] - x[t] per channel.
+    static func handDifference(_ s: TimeSeries) -> TimeSeries {
+        guard s.frameCount > 1 else { return TimeSeries(values: [Float](repeating: 0, count: s.channelCount), channelCount: s.channelCount) }
+        let frames = (0..<(s.frameCount - 1)).map { t in (0..<s.channelCount).map { c in s[t + 1, c] - s[t, c] } }
+        return TimeSeries(frames: frames)
+    }
+
+    /// With `difference`, the features are the series' half then the hand-differenced series' half,
+    /// each bit for bit the plain reference of its fitted model, on every width, on whole examples and
+    /// on windows shorter than the training length (down to one frame).
+    @Test func differenceHalfIsTheReferenceOfTheDifferencedSeries() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(10).map(\.series))
+        var stage = MiniRocket(features: 1000, seed: 3, difference: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let m = try #require(stage.model), dm = try #require(stage.differenceModel)
+        #expect(m.biases.count == 84 * (500 / 84) && dm.biases.count == 84 * (500 / 84))
+        #expect(stage.featureCount == m.biases.count + dm.biases.count && stage.featureNames.count == stage.featureCount)
+        #expect(dm.length == m.length - 1 && m.channelIndices != dm.channelIndices)
+        // The series' half is the plain MiniRocket of half the features.
+        var plain = MiniRocket(features: 500, seed: 3)
+        try plain.fit(windows, channels: 6, sampleRate: nil)
+        #expect(plain.model == m)
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        for s in [data.examples[20].series, windows[0].frames(0..<37), windows[1].frames(5..<7), windows[2].frames(3..<4)] {
+            let expected = referenceFeatures(s, m) + referenceFeatures(Self.handDifference(s), dm)
+            for lanes in [16, 8, 4] {
+                MiniRocket.limitLanes(lanes)
+                let got = stage.features(of: s)
+                #expect(got.map(\.bitPattern) == expected.map(\.bitPattern), "lanes \(MiniRocket.lanes), \(s.frameCount) frames")
+            }
+        }
+    }
+
+    /// MultiRocket's four pools from the plain reference convolution: PPV, mean of the outputs above
+    /// the bias minus it, mean index (from the counted range's start) of those, longest run of them.
+    static func referencePools(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
+        var out: [Float] = []
+        var c = 0, start = 0, f = 0
+        let n = s.frameCount
+        for (di, d32) in m.dilations.enumerated() {
+            let d = Int(d32)
+            for k in 0..<84 {
+                let chans = Array(m.channelIndices[start..<(start + Int(m.channelCounts[c]))])
+                let conv = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
+                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
+                for _ in 0..<Int(m.featuresPerDilation[di]) {
+                    let b = m.biases[f]
+                    let positive = range.filter { conv[$0] > b }
+                    var sum: Float = 0
+                    for t in positive { sum += conv[t] - b }
+                    var longest = 0, run = 0
+                    for t in range { run = conv[t] > b ? run + 1 : 0; longest = max(longest, run) }
+                    out.append(Float(Double(positive.count) / Double(range.count)))
+                    out.append(positive.isEmpty ? 0 : sum / Float(positive.count))
+                    out.append(positive.isEmpty ? -1 : Float(Double(positive.map { $0 - range.lowerBound }.reduce(0, +)) / Double(positive.count)))
+                    out.append(Float(longest))
+                    f += 1
+                }
+                start += Int(m.channelCounts[c])
+                c += 1
+            }
+        }
+        return out
+    }
+
+    /// With `multiPooling` (alone and with `difference`), four features per bias, bit for bit the plain
+    /// reference on every width, whole examples and short windows; the biases are those of a plain
+    /// MiniRocket of a quarter the features; the settings survive a save and load.
+    @Test(arguments: [false, true]) func multiPoolingIsTheReference(difference: Bool) throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(10).map(\.series))
+        var stage = MiniRocket(features: 2000, seed: 4, difference: difference, multiPooling: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let m = try #require(stage.model)
+        var plain = MiniRocket(features: difference ? 250 : 500, seed: 4)
+        try plain.fit(windows, channels: 6, sampleRate: nil)
+        #expect(plain.model == m)
+        #expect(stage.featureCount == 4 * (m.biases.count + (stage.differenceModel?.biases.count ?? 0)))
+        #expect(stage.featureNames.count == stage.featureCount && stage.featureNames[1].hasPrefix("mpv("))
+        let back = try StageTesting.roundTrip(stage)
+        #expect(back.multiPooling && back.difference == difference && back.model == m)
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        for s in [data.examples[20].series, windows[0].frames(0..<37), windows[1].frames(5..<7), windows[2].frames(3..<4)] {
+            var expected = Self.referencePools(s, m)
+            if let dm = stage.differenceModel { expected += Self.referencePools(Self.handDifference(s), dm) }
+            for lanes in [16, 8, 4] {
+                MiniRocket.limitLanes(lanes)
+                #expect(stage.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern), "lanes \(MiniRocket.lanes), \(s.frameCount) frames")
+                #expect(back.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern))
+            }
+        }
+    }
+
+    /// The difference half survives a save and load; a file without the key loads as plain MiniRocket,
+    /// and a half without its flag (or the flag without its half) is refused.
+    @Test func differenceRoundTripsAndOldFilesLoadAsBefore() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(6).map(\.series))
+        var stage = MiniRocket(features: 336, seed: 2, difference: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let back = try StageTesting.roundTrip(stage)
+        #expect(back.difference && back.model == stage.model && back.differenceModel == stage.differenceModel)
+        #expect(back.features(of: windows[3]).map(\.bitPattern) == stage.features(of: windows[3]).map(\.bitPattern))
+
+        var old = MiniRocket(features: 336, seed: 2)
+        try old.fit(windows, channels: 6, sampleRate: nil)
+        let json = String(decoding: try StageTesting.json(old), as: UTF8.self)
+        #expect(!json.contains("difference"))
+        let decoded = try #require(StageTesting.decode(json.replacingOccurrences(of: "{", with: #"{"kind":"miniRocket","#, options: [], range: json.startIndex..<json.index(after: json.startIndex)),
+                                                       StageKinds.featureExtractors, role: "feature extractor") as? MiniRocket)
+        #expect(!decoded.difference && decoded.differenceModel == nil && decoded.model == old.model)
+        #expect(decoded.features(of: windows[1]) == old.features(of: windows[1]))
+
+        var orphan = old
+        orphan.differenceModel = stage.differenceModel
+        #expect(throws: GestureKitError.self) { try orphan.validate() }
+        var missing = stage
+        missing.differenceModel = nil
+        #expect(throws: GestureKitError.self) { try missing.validate() }
+    }
+
     @Test func basicMotionsTrainToTestIsPerfect() throws {
         let spec = try DefaultSpecs.build(classifier: "minirocket", specFile: nil)
         let p = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))

@@ -11,10 +11,17 @@ import Foundation
 /// training example. Every other kernel/dilation pair counts only outputs whose taps lie inside the
 /// series (the reference's alternating padding). Deterministic for a seed.
 ///
-/// JSON: `{"kind": "miniRocket", "features": 10000, "maxDilations": 32, "seed": 0}` (all optional).
-/// Learned by `fit`, under `trained`: `channelNames`, `length` (the training length the dilations were
-/// spread over), `dilations`, `featuresPerDilation`, `channelCounts` and `channelIndices` (per kernel
-/// and dilation, dilation-major), `padded` (per kernel and dilation), `biases` (PackedFloats).
+/// With `difference` (MultiRocket's second representation, Tan, Dempster, Bergmeir and Webb 2022),
+/// half the features come from the series and half from its first difference (x[t+1] - x[t], one
+/// frame shorter; a one-frame series differences to one zero frame), each half fitted as above
+/// (the difference half with its own dilations over the differenced length, and seed + 1).
+///
+/// JSON: `{"kind": "miniRocket", "features": 10000, "maxDilations": 32, "seed": 0, "difference": false}`
+/// (all optional; files without `difference` load as before). Learned by `fit`, under `trained`:
+/// `channelNames`, `length` (the training length the dilations were spread over), `dilations`,
+/// `featuresPerDilation`, `channelCounts` and `channelIndices` (per kernel and dilation,
+/// dilation-major), `padded` (per kernel and dilation), `biases` (PackedFloats); with `difference`,
+/// the same for the difference half under `trained.difference`.
 ///
 /// Works on whole examples and on windows; a series of another length than the training one keeps
 /// the fitted dilations (an unpadded pair on a series too short for its taps counts every output).
@@ -34,7 +41,15 @@ public struct MiniRocket: FeatureExtractor {
     public var maxDilations: Int
     /// Seeds the channel combinations and bias quantiles: the same seed gives the same features.
     public var seed: UInt64
+    /// Half the features from the first difference of the series (MultiRocket's representations).
+    public var difference: Bool
+    /// Four features per bias (MultiRocket's pooling): PPV, the mean of the outputs above the bias
+    /// (minus it; 0 when none), the mean index of those outputs (-1 when none) and the longest run
+    /// of them, over the counted outputs; a quarter as many biases for the same `features`.
+    public var multiPooling: Bool
     package internal(set) var model: Model?
+    /// The fitted difference half, when `difference`.
+    package internal(set) var differenceModel: Model?
 
     /// The fitted transform.
     package struct Model: Sendable, Hashable {
@@ -51,24 +66,56 @@ public struct MiniRocket: FeatureExtractor {
     }
 
     /// An unfitted MiniRocket of about `features` features.
-    public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0) {
+    public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0, difference: Bool = false,
+                multiPooling: Bool = false) {
         requestedFeatures = features
+        self.multiPooling = multiPooling
         self.maxDilations = maxDilations
         self.seed = seed
+        self.difference = difference
     }
 
-    public var featureCount: Int { model?.biases.count ?? 0 }
+    public var featureCount: Int { ((model?.biases.count ?? 0) + (differenceModel?.biases.count ?? 0)) * pools }
+    /// Features per bias.
+    var pools: Int { multiPooling ? 4 : 1 }
+    static let poolNames = ["ppv", "mpv", "mipv", "lspv"]
 
     public var featureNames: [String] {
         guard let m = model else { return [] }
         var names: [String] = []
-        names.reserveCapacity(m.biases.count)
-        for (di, d) in m.dilations.enumerated() {
-            for k in 0..<Self.kernelCount {
-                for q in 0..<Int(m.featuresPerDilation[di]) { names.append("ppv(k\(k),d\(d),b\(q))") }
+        names.reserveCapacity(featureCount)
+        for (prefix, mm) in [("", m), ("diff:", differenceModel)] {
+            guard let mm else { continue }
+            for (di, d) in mm.dilations.enumerated() {
+                for k in 0..<Self.kernelCount {
+                    for q in 0..<Int(mm.featuresPerDilation[di]) {
+                        for pool in Self.poolNames.prefix(pools) { names.append("\(prefix)\(pool)(k\(k),d\(d),b\(q))") }
+                    }
+                }
             }
         }
         return names
+    }
+
+    /// The first difference of a row-major series of `frames` frames and `channels` channels:
+    /// max(frames - 1, 1) frames (one zero frame for a single frame).
+    static func firstDifference(_ x: UnsafeBufferPointer<Float>, frames: Int, channels: Int,
+                                into out: UnsafeMutableBufferPointer<Float>) {
+        if frames < 2 {
+            for i in 0..<channels { out[i] = 0 }
+            return
+        }
+        for i in 0..<((frames - 1) * channels) { out[i] = x[i + channels] - x[i] }
+    }
+
+    /// `firstDifference` of a whole series.
+    static func firstDifference(_ s: TimeSeries) -> TimeSeries {
+        let frames = max(s.frameCount - 1, 1)
+        var v = [Float](repeating: 0, count: frames * s.channelCount)
+        s.values.withUnsafeBufferPointer { x in
+            v.withUnsafeMutableBufferPointer { o in firstDifference(x, frames: s.frameCount, channels: s.channelCount, into: o) }
+        }
+        return TimeSeries(values: v, channelCount: s.channelCount, channelNames: s.channelNames, sampleRate: s.sampleRate)
     }
 
     // MARK: fitting
@@ -119,8 +166,26 @@ public struct MiniRocket: FeatureExtractor {
         guard channels > 0 else { throw GestureKitError("no channels", field: "channelNames") }
         let usable = windows.filter { $0.channelCount == channels && $0.frameCount > 0 }
         guard !usable.isEmpty else { throw GestureKitError("no training series to fit MiniRocket on", field: "miniRocket") }
+        let names = FeatureSupport.names(windows, channels: channels)
+        let budget = max(requestedFeatures / pools, Self.kernelCount)
+        if difference {
+            let half = budget / 2
+            model = Self.fitModel(usable, channels: channels, names: names, features: half,
+                                  maxDilations: maxDilations, seed: seed)
+            differenceModel = Self.fitModel(usable.map(Self.firstDifference), channels: channels, names: names,
+                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1)
+        } else {
+            model = Self.fitModel(usable, channels: channels, names: names, features: budget,
+                                  maxDilations: maxDilations, seed: seed)
+            differenceModel = nil
+        }
+    }
+
+    /// One fitted transform of about `features` features on `usable` (non-empty, `channels` channels).
+    static func fitModel(_ usable: [TimeSeries], channels: Int, names: [String], features: Int, maxDilations: Int,
+                         seed: UInt64) -> Model {
         let length = usable.map(\.frameCount).min()!
-        let (dilations, per) = Self.dilations(length: length, features: requestedFeatures, maxDilations: maxDilations)
+        let (dilations, per) = Self.dilations(length: length, features: features, maxDilations: maxDilations)
         var rng = SeededGenerator(seed: seed)
         let combinations = Self.kernelCount * dilations.count
         let maxChannels = min(channels, 9)
@@ -149,9 +214,8 @@ public struct MiniRocket: FeatureExtractor {
         let draws = (0..<combinations).map { _ in Int(rng.next() % UInt64(usable.count)) }
         let biases = Self.fitBiases(usable, draws: draws, dilations: dilations, perDilation: per, channelCounts: counts,
                                     channelIndices: indices, positions: positions)
-        model = Model(channelNames: FeatureSupport.names(windows, channels: channels), length: length,
-                      dilations: dilations, featuresPerDilation: per, channelCounts: counts, channelIndices: indices,
-                      padded: padded, biases: biases)
+        return Model(channelNames: names, length: length, dilations: dilations, featuresPerDilation: per,
+                     channelCounts: counts, channelIndices: indices, padded: padded, biases: biases)
     }
 
     /// The biases: for each kernel and dilation, quantiles at `positions` of the convolution output of
@@ -239,7 +303,75 @@ public struct MiniRocket: FeatureExtractor {
     public func extract(_ window: UnsafeBufferPointer<Float>, frames: Int, into out: UnsafeMutableBufferPointer<Float>) {
         guard let m = model else { return }
         let ch = m.channelNames.count
-        precondition(out.count >= m.biases.count && window.count >= frames * ch, "miniRocket: buffer sizes do not match")
+        precondition(out.count >= featureCount && window.count >= frames * ch, "miniRocket: buffer sizes do not match")
+        let pooled = multiPooling ? Self.multiTransform : Self.transform
+        pooled(m, window, frames, out)
+        guard let dm = differenceModel else { return }
+        let dFrames = max(frames - 1, 1)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: dFrames * ch) { dx in
+            Self.firstDifference(window, frames: frames, channels: ch, into: dx)
+            pooled(dm, UnsafeBufferPointer(dx), dFrames, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]))
+        }
+    }
+
+    /// MultiRocket's four pools per bias (see `multiPooling`) from each kernel and dilation's output.
+    /// Plain scalar code on the C convolution: the same on every vector width.
+    static func multiTransform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
+                               _ out: UnsafeMutableBufferPointer<Float>) {
+        let ch = m.channelNames.count
+        let n = frames
+        guard n > 0 else {
+            for i in 0..<(m.biases.count * 4) { out[i] = i % 4 == 2 ? -1 : 0 }
+            return
+        }
+        var outputs = [Float](repeating: 0, count: kernelCount * n)
+        var scratch = [Float](repeating: 0, count: gk_minirocket_scratch_count(n, ch, m.maxDilation))
+        var f = 0, c = 0, start = 0
+        for (di, d32) in m.dilations.enumerated() {
+            let d = Int(d32)
+            m.channelCounts.withUnsafeBufferPointer { counts in
+                m.channelIndices.withUnsafeBufferPointer { idx in
+                    gk_minirocket_convolve_all(window.baseAddress, n, ch, d, counts.baseAddress! + c, idx.baseAddress! + start,
+                                               &scratch, &outputs)
+                }
+            }
+            outputs.withUnsafeBufferPointer { outputs in
+            for k in 0..<kernelCount {
+                let count = Int(m.channelCounts[c])
+                let base = k * n
+                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
+                for _ in 0..<Int(m.featuresPerDilation[di]) {
+                    let b = m.biases[f]
+                    var above = 0, sum: Float = 0, indexSum = 0, run = 0, longest = 0
+                    for t in range {
+                        let v = outputs[base + t], z = v - b
+                        if v > b {
+                            above += 1
+                            sum += z
+                            indexSum += t - range.lowerBound
+                            run += 1
+                            if run > longest { longest = run }
+                        } else {
+                            run = 0
+                        }
+                    }
+                    out[4 * f] = Float(Double(above) / Double(range.count))
+                    out[4 * f + 1] = above > 0 ? sum / Float(above) : 0
+                    out[4 * f + 2] = above > 0 ? Float(Double(indexSum) / Double(above)) : -1
+                    out[4 * f + 3] = Float(longest)
+                    f += 1
+                }
+                start += count
+                c += 1
+            }
+            }
+        }
+    }
+
+    /// The features of one fitted transform.
+    static func transform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
+                          _ out: UnsafeMutableBufferPointer<Float>) {
+        let ch = m.channelNames.count
         let scratchCount = gk_minirocket_scratch_count(frames, ch, m.maxDilation)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: max(scratchCount, 1)) { scratch in
             m.dilations.withUnsafeBufferPointer { d in
