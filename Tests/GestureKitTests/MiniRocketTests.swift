@@ -26,10 +26,10 @@ private func referenceConvolution(_ s: TimeSeries, dilation d: Int, kernel: Int,
     }
 }
 
-/// Reference features: PPV of each bias over all outputs (padded) or over those whose taps lie
-/// inside the series (all of them when none do).
-private func referenceFeatures(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
-    var out: [Float] = []
+/// Walks the reference transform: for each kernel, dilation and bias in feature order, the plain
+/// convolution output, the range of outputs counted (all when padded, else those whose taps lie
+/// inside the series, all of them when none do) and the bias.
+private func forEachReferenceBias(_ s: TimeSeries, _ m: MiniRocket.Model, _ body: ([Float], Range<Int>, Float) -> Void) {
     var c = 0, start = 0, f = 0
     let n = s.frameCount
     for (di, d32) in m.dilations.enumerated() {
@@ -39,13 +39,21 @@ private func referenceFeatures(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float
             let conv = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
             let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
             for _ in 0..<Int(m.featuresPerDilation[di]) {
-                let above = range.filter { conv[$0] > m.biases[f] }.count
-                out.append(Float(Double(above) / Double(range.count)))
+                body(conv, range, m.biases[f])
                 f += 1
             }
             start += Int(m.channelCounts[c])
             c += 1
         }
+    }
+}
+
+/// Reference features: PPV of each bias over the counted outputs.
+private func referenceFeatures(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
+    var out: [Float] = []
+    forEachReferenceBias(s, m) { conv, range, bias in
+        let above = range.filter { conv[$0] > bias }.count
+        out.append(Float(Double(above) / Double(range.count)))
     }
     return out
 }
@@ -330,30 +338,16 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
     /// the bias minus it, mean index (from the counted range's start) of those, longest run of them.
     static func referencePools(_ s: TimeSeries, _ m: MiniRocket.Model) -> [Float] {
         var out: [Float] = []
-        var c = 0, start = 0, f = 0
-        let n = s.frameCount
-        for (di, d32) in m.dilations.enumerated() {
-            let d = Int(d32)
-            for k in 0..<84 {
-                let chans = Array(m.channelIndices[start..<(start + Int(m.channelCounts[c]))])
-                let conv = referenceConvolution(s, dilation: d, kernel: k, channels: chans)
-                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
-                for _ in 0..<Int(m.featuresPerDilation[di]) {
-                    let b = m.biases[f]
-                    let positive = range.filter { conv[$0] > b }
-                    var sum: Float = 0
-                    for t in positive { sum += conv[t] - b }
-                    var longest = 0, run = 0
-                    for t in range { run = conv[t] > b ? run + 1 : 0; longest = max(longest, run) }
-                    out.append(Float(Double(positive.count) / Double(range.count)))
-                    out.append(positive.isEmpty ? 0 : sum / Float(positive.count))
-                    out.append(positive.isEmpty ? -1 : Float(Double(positive.map { $0 - range.lowerBound }.reduce(0, +)) / Double(positive.count)))
-                    out.append(Float(longest))
-                    f += 1
-                }
-                start += Int(m.channelCounts[c])
-                c += 1
-            }
+        forEachReferenceBias(s, m) { conv, range, b in
+            let positive = range.filter { conv[$0] > b }
+            var sum: Float = 0
+            for t in positive { sum += conv[t] - b }
+            var longest = 0, run = 0
+            for t in range { run = conv[t] > b ? run + 1 : 0; longest = max(longest, run) }
+            out.append(Float(Double(positive.count) / Double(range.count)))
+            out.append(positive.isEmpty ? 0 : sum / Float(positive.count))
+            out.append(positive.isEmpty ? -1 : Float(Double(positive.map { $0 - range.lowerBound }.reduce(0, +)) / Double(positive.count)))
+            out.append(Float(longest))
         }
         return out
     }
