@@ -223,6 +223,62 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
     }
 }
 
+void gk_minirocket_transform_multi(const float *x, long n, long channels, long num_dilations, const int *dilations,
+                                   const int *features_per_dilation, const int *channel_counts,
+                                   const int *channel_indices, const unsigned char *padded, const float *biases,
+                                   float *scratch, float *out) {
+    long total = 0;
+    for (long di = 0; di < num_dilations; di++) total += 84 * (long)features_per_dilation[di];
+    if (n <= 0) {
+        for (long i = 0; i < 4 * total; i++) out[i] = i % 4 == 2 ? -1.0f : 0.0f;
+        return;
+    }
+    long max_dilation = 1;
+    for (long di = 0; di < num_dilations; di++)
+        if (dilations[di] > max_dilation) max_dilation = dilations[di];
+    const long lanes = vectorLanes();
+    Work w = prepare(x, n, channels, max_dilation, scratch);
+    long f = 0, c = 0, chanStart = 0;
+    for (long di = 0; di < num_dilations; di++) {
+        const long d = dilations[di], per = features_per_dilation[di];
+        alphaRows(&w, d, lanes);
+        for (long k = 0; k < 84; k++, c++) {
+            const long count = channel_counts[c];
+            convolveInto(&w, d, k, channel_indices + chanStart, count, lanes);
+            chanStart += count;
+            long start = 0, len = n;
+            if (!padded[c] && n - 8 * d > 0) {
+                start = 4 * d;
+                len = n - 8 * d;
+            }
+            // Every width gives the same bits: take the narrowest that holds the biases in one pass.
+            for (long q0 = 0; q0 < per; q0 += 16) {
+                const long m = per - q0 < 16 ? per - q0 : 16;
+                long above[16], indexSum[16], longest[16];
+                float sum[16];
+                const float *cs = w.c + start, *b = biases + f + q0;
+#ifdef GK_X86
+                if (lanes >= 16 && m > 8) pools512(cs, len, b, m, above, sum, indexSum, longest);
+                else if (lanes >= 8 && m > 4) {
+                    pools256(cs, len, b, m < 8 ? m : 8, above, sum, indexSum, longest);
+                    if (m > 8) pools256(cs, len, b + 8, m - 8, above + 8, sum + 8, indexSum + 8, longest + 8);
+                } else
+#endif
+                    for (long r = 0; r < m; r += 4)
+                        pools128(cs, len, b + r, m - r < 4 ? m - r : 4, above + r, sum + r, indexSum + r, longest + r);
+                for (long q = 0; q < m; q++) {
+                    float *o = out + 4 * (f + q0 + q);
+                    o[0] = proportion(above[q], len);
+                    o[1] = above[q] > 0 ? sum[q] / (float)above[q] : 0.0f;
+                    o[2] = above[q] > 0 ? (float)((double)indexSum[q] / (double)above[q]) : -1.0f;
+                    o[3] = (float)longest[q];
+                }
+            }
+            f += per;
+        }
+    }
+}
+
 // MARK: order statistics for fitting the biases
 
 // Maps a float to a uint32 whose unsigned order is IEEE totalOrder (-0 below +0) on non-NaN values.

@@ -37,6 +37,16 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out);
 
+/// gk_minirocket_transform with MultiRocket's four pools per bias (Tan et al. 2022): out[4f ..< 4f + 4]
+/// = PPV; the mean of (output - bias) over the outputs above the bias (0 if none), summed in time
+/// order in float; the mean index of those from the counted range's start (-1 if none); the longest
+/// run of them. `out` receives 4 * 84 * sum(features_per_dilation) floats; bit-identical on every
+/// vector width.
+void gk_minirocket_transform_multi(const float *x, long n, long channels, long num_dilations, const int *dilations,
+                                   const int *features_per_dilation, const int *channel_counts,
+                                   const int *channel_indices, const unsigned char *padded, const float *biases,
+                                   float *scratch, float *out);
+
 /// Bytes of scratch gk_select_ranks needs for `n` values.
 long gk_select_scratch_bytes(long n);
 

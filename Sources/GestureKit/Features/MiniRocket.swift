@@ -304,73 +304,20 @@ public struct MiniRocket: FeatureExtractor {
         guard let m = model else { return }
         let ch = m.channelNames.count
         precondition(out.count >= featureCount && window.count >= frames * ch, "miniRocket: buffer sizes do not match")
-        let pooled = multiPooling ? Self.multiTransform : Self.transform
-        pooled(m, window, frames, out)
+        Self.transform(m, window, frames, out, pools: multiPooling)
         guard let dm = differenceModel else { return }
         let dFrames = max(frames - 1, 1)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: dFrames * ch) { dx in
             Self.firstDifference(window, frames: frames, channels: ch, into: dx)
-            pooled(dm, UnsafeBufferPointer(dx), dFrames, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]))
+            Self.transform(dm, UnsafeBufferPointer(dx), dFrames, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]),
+                           pools: multiPooling)
         }
     }
 
-    /// MultiRocket's four pools per bias (see `multiPooling`) from each kernel and dilation's output.
-    /// Plain scalar code on the C convolution: the same on every vector width.
-    static func multiTransform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
-                               _ out: UnsafeMutableBufferPointer<Float>) {
-        let ch = m.channelNames.count
-        let n = frames
-        guard n > 0 else {
-            for i in 0..<(m.biases.count * 4) { out[i] = i % 4 == 2 ? -1 : 0 }
-            return
-        }
-        var outputs = [Float](repeating: 0, count: kernelCount * n)
-        var scratch = [Float](repeating: 0, count: gk_minirocket_scratch_count(n, ch, m.maxDilation))
-        var f = 0, c = 0, start = 0
-        for (di, d32) in m.dilations.enumerated() {
-            let d = Int(d32)
-            m.channelCounts.withUnsafeBufferPointer { counts in
-                m.channelIndices.withUnsafeBufferPointer { idx in
-                    gk_minirocket_convolve_all(window.baseAddress, n, ch, d, counts.baseAddress! + c, idx.baseAddress! + start,
-                                               &scratch, &outputs)
-                }
-            }
-            outputs.withUnsafeBufferPointer { outputs in
-            for k in 0..<kernelCount {
-                let count = Int(m.channelCounts[c])
-                let base = k * n
-                let range = m.padded[c] == 1 || n - 8 * d <= 0 ? 0..<n : (4 * d)..<(n - 4 * d)
-                for _ in 0..<Int(m.featuresPerDilation[di]) {
-                    let b = m.biases[f]
-                    var above = 0, sum: Float = 0, indexSum = 0, run = 0, longest = 0
-                    for t in range {
-                        let v = outputs[base + t], z = v - b
-                        if v > b {
-                            above += 1
-                            sum += z
-                            indexSum += t - range.lowerBound
-                            run += 1
-                            if run > longest { longest = run }
-                        } else {
-                            run = 0
-                        }
-                    }
-                    out[4 * f] = Float(Double(above) / Double(range.count))
-                    out[4 * f + 1] = above > 0 ? sum / Float(above) : 0
-                    out[4 * f + 2] = above > 0 ? Float(Double(indexSum) / Double(above)) : -1
-                    out[4 * f + 3] = Float(longest)
-                    f += 1
-                }
-                start += count
-                c += 1
-            }
-            }
-        }
-    }
-
-    /// The features of one fitted transform.
+    /// The features of one fitted transform: PPV per bias, or with `pools` MultiRocket's four.
     static func transform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
-                          _ out: UnsafeMutableBufferPointer<Float>) {
+                          _ out: UnsafeMutableBufferPointer<Float>, pools: Bool) {
+        let kernel = pools ? gk_minirocket_transform_multi : gk_minirocket_transform
         let ch = m.channelNames.count
         let scratchCount = gk_minirocket_scratch_count(frames, ch, m.maxDilation)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: max(scratchCount, 1)) { scratch in
@@ -380,7 +327,7 @@ public struct MiniRocket: FeatureExtractor {
                         m.channelIndices.withUnsafeBufferPointer { idx in
                             m.padded.withUnsafeBufferPointer { pad in
                                 m.biases.withUnsafeBufferPointer { b in
-                                    gk_minirocket_transform(window.baseAddress, frames, ch, d.count, d.baseAddress,
+                                    kernel(window.baseAddress, frames, ch, d.count, d.baseAddress,
                                                             per.baseAddress, counts.baseAddress, idx.baseAddress,
                                                             pad.baseAddress, b.baseAddress, scratch.baseAddress,
                                                             out.baseAddress)
