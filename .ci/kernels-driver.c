@@ -230,12 +230,12 @@ static void miniRocketCases(void) {
         gk_minirocket_transform(x, n, channels, nd, dilations, per, counts, indices, padded, biases, scratch, out);
         snprintf(name, sizeof name, "minirocket.transform%u", s);
         putAll(name, out, total);
-        float *pools = alloc(4 * total);
-        gk_minirocket_transform_multi(x, n, channels, nd, dilations, per, counts, indices, padded, biases, scratch,
-                                      pools);
+        float *pools = alloc(4 * total), *multiScratch = alloc(gk_minirocket_multi_scratch_count(n, channels, 4));
+        gk_minirocket_transform_multi(x, n, channels, nd, dilations, per, counts, indices, padded, biases,
+                                      multiScratch, pools);
         snprintf(name, sizeof name, "minirocket.transform_multi%u", s);
         putAll(name, pools, 4 * total);
-        free(pools);
+        free(pools), free(multiScratch);
         free(x), free(biases), free(out), free(scratch);
     }
 }

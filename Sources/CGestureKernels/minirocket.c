@@ -223,6 +223,14 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
     }
 }
 
+// Kernels per dilation rounded up to whole vectors of the widest width.
+enum { kernelSlots = 96 };
+
+long gk_minirocket_multi_scratch_count(long n, long channels, long max_dilation) {
+    return gk_minirocket_scratch_count(n, channels, max_dilation) + (84 + kernelSlots) * (n > 0 ? n : 0) +
+           2 * kernelSlots;
+}
+
 void gk_minirocket_transform_multi(const float *x, long n, long channels, long num_dilations, const int *dilations,
                                    const int *features_per_dilation, const int *channel_counts,
                                    const int *channel_indices, const unsigned char *padded, const float *biases,
@@ -238,44 +246,62 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
         if (dilations[di] > max_dilation) max_dilation = dilations[di];
     const long lanes = vectorLanes();
     Work w = prepare(x, n, channels, max_dilation, scratch);
+    // The 84 outputs of each frame side by side (unused slots 0, their biases +infinity), so one
+    // vector holds one frame of several kernels.
+    float *ct = scratch + gk_minirocket_scratch_count(n, channels, max_dilation);
+    float *bias = ct + kernelSlots * n, *outputs = bias + kernelSlots;
+    int32_t edge[kernelSlots];
+    memset(ct, 0, sizeof(float) * (size_t)(kernelSlots * n));
     long f = 0, c = 0, chanStart = 0;
-    for (long di = 0; di < num_dilations; di++) {
+    for (long di = 0; di < num_dilations; di++, c += 84) {
         const long d = dilations[di], per = features_per_dilation[di];
+        // Unpadded pairs count only outputs whose taps lie inside the series (all when none do).
+        const long edgeLen = n - 8 * d > 0 ? 4 * d : 0;
         alphaRows(&w, d, lanes);
-        for (long k = 0; k < 84; k++, c++) {
-            const long count = channel_counts[c];
-            convolveInto(&w, d, k, channel_indices + chanStart, count, lanes);
+        for (long k = 0; k < 84; k++) {
+            const long count = channel_counts[c + k];
+            Work into = w;
+            into.c = outputs + k * n;
+            convolveInto(&into, d, k, channel_indices + chanStart, count, lanes);
             chanStart += count;
-            long start = 0, len = n;
-            if (!padded[c] && n - 8 * d > 0) {
-                start = 4 * d;
-                len = n - 8 * d;
-            }
-            // Every width gives the same bits: take the narrowest that holds the biases in one pass.
-            for (long q0 = 0; q0 < per; q0 += 16) {
-                const long m = per - q0 < 16 ? per - q0 : 16;
-                long above[16], indexSum[16], longest[16];
-                float sum[16];
-                const float *cs = w.c + start, *b = biases + f + q0;
-#ifdef GK_X86
-                if (lanes >= 16 && m > 8) pools512(cs, len, b, m, above, sum, indexSum, longest);
-                else if (lanes >= 8 && m > 4) {
-                    pools256(cs, len, b, m < 8 ? m : 8, above, sum, indexSum, longest);
-                    if (m > 8) pools256(cs, len, b + 8, m - 8, above + 8, sum + 8, indexSum + 8, longest + 8);
-                } else
-#endif
-                    for (long r = 0; r < m; r += 4)
-                        pools128(cs, len, b + r, m - r < 4 ? m - r : 4, above + r, sum + r, indexSum + r, longest + r);
-                for (long q = 0; q < m; q++) {
-                    float *o = out + 4 * (f + q0 + q);
-                    o[0] = proportion(above[q], len);
-                    o[1] = above[q] > 0 ? sum[q] / (float)above[q] : 0.0f;
-                    o[2] = above[q] > 0 ? (float)((double)indexSum[q] / (double)above[q]) : -1.0f;
-                    o[3] = (float)longest[q];
-                }
-            }
-            f += per;
+            edge[k] = padded[c + k] ? 1 : 0;
         }
+        // Transposed 16 frames at a time, so the rows written stay in the first-level cache.
+        for (long t0 = 0; t0 < n; t0 += 16) {
+            const long t1 = t0 + 16 < n ? t0 + 16 : n;
+            for (long k = 0; k < 84; k++)
+                for (long t = t0; t < t1; t++) ct[t * kernelSlots + k] = outputs[k * n + t];
+        }
+        for (long k = 84; k < kernelSlots; k++) edge[k] = 1;
+        const long slots = lanes == 16 ? 96 : lanes == 8 ? 88 : 84;
+        for (long q = 0; q < per; q++) {
+            for (long k = 0; k < kernelSlots; k++) bias[k] = k < 84 ? biases[f + k * per + q] : INFINITY;
+            long above[kernelSlots], frameSum[kernelSlots], longest[kernelSlots];
+            float sum[kernelSlots];
+            for (long k = 0; k < slots; k += lanes) {
+#ifdef GK_X86
+                if (lanes == 16)
+                    poolsT512(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
+                              longest + k);
+                else if (lanes == 8)
+                    poolsT256(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
+                              longest + k);
+                else
+#endif
+                    poolsT128(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
+                              longest + k);
+            }
+            for (long k = 0; k < 84; k++) {
+                const long start = edge[k] ? 0 : edgeLen, len = edge[k] ? n : n - 2 * edgeLen;
+                float *o = out + 4 * (f + k * per + q);
+                const long a = above[k];
+                o[0] = proportion(a, len);
+                o[1] = a > 0 ? sum[k] / (float)a : 0.0f;
+                o[2] = a > 0 ? (float)((double)(frameSum[k] - start * a) / (double)a) : -1.0f;
+                o[3] = (float)longest[k];
+            }
+        }
+        f += 84 * per;
     }
 }
 

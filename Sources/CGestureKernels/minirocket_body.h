@@ -157,39 +157,45 @@ ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const
     }
 }
 
-// MultiRocket's four pools for nb <= LANES biases, one bias per lane: each lane runs the plain
-// loop over time in order (no sum is reassociated), so every width gives a scalar loop's bits.
-// Per bias q: the outputs above it, the sum of (output - bias) over those, the sum of their indices
-// and the longest run of them.
-ATTR static void MR_CAT(pools, SUFFIX)(const float *c, long len, const float *bias, long nb, long *above,
-                                       float *sum, long *indexSum, long *longest) {
+// MultiRocket's four pools for LANES kernels at once, one kernel per lane: ct holds the outputs
+// time-major (ct[t * stride + lane]) and b one bias per lane. Each lane runs the plain loop over
+// time in order (no sum is reassociated), so every width gives a scalar loop's bits. Lanes with
+// edge[lane] == 0 count only [edgeLen, n - edgeLen). Per lane: outputs above the bias, the sum of
+// (output - bias) over those, the sum of their frame numbers, the longest run of them.
+ATTR static void MR_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, long edgeLen, const int32_t *edge,
+                                        const float *bias, long *above, float *sum, long *frameSum, long *longest) {
     MVF b;
-    for (int l = 0; l < LANES; l++) b[l] = l < nb ? bias[l] : INFINITY;
+    MVI all;
+    for (int l = 0; l < LANES; l++) {
+        b[l] = bias[l];
+        all[l] = edge[l] ? -1 : 0;
+    }
     MVI count = (MVI){0}, run = (MVI){0}, best = (MVI){0};
     MVF total = (MVF){0};
-    long indices[LANES] = {0};
-    // Index sums within blocks of 4096 frames fit int32 lanes: sum j < 2^23 per block.
-    for (long block = 0; block < len; block += 4096) {
-        const long end = block + 4096 < len ? block + 4096 : len;
+    long frames[LANES] = {0};
+    // Frame sums within blocks of 4096 frames fit int32 lanes: sum j < 2^23 per block.
+    for (long block = 0; block < n; block += 4096) {
+        const long end = block + 4096 < n ? block + 4096 : n;
         const MVI countBefore = count;
-        MVI within = (MVI){0};
-        for (long t = block; t < end; t++) {
-            const MVF v = c[t] - (MVF){0};
-            const MVI m = (MVI)(v > b);
+        MVI within = (MVI){0}, j = (MVI){0};
+        for (long t = block; t < end; t++, j = j + 1) {
+            const MVF v = MR_CAT(mload, SUFFIX)(ct + t * stride);
+            const MVI inside = t >= edgeLen && t < n - edgeLen ? (MVI){0} - 1 : all;
+            const MVI m = (MVI)(v > b) & inside;
             count = count - m;
             total = total + (MVF)((MVI)(v - b) & m);
-            within = within + (m & (int32_t)(t - block));
+            within = within + (m & j);
             run = (run - m) & m;
             const MVI longer = (MVI)(run > best);
             best = (run & longer) | (best & ~longer);
         }
-        for (int l = 0; l < LANES; l++) indices[l] += (long)within[l] + block * (long)(count[l] - countBefore[l]);
+        for (int l = 0; l < LANES; l++) frames[l] += (long)within[l] + block * (long)(count[l] - countBefore[l]);
     }
-    for (long q = 0; q < nb; q++) {
-        above[q] = count[q];
-        sum[q] = total[q];
-        indexSum[q] = indices[q];
-        longest[q] = best[q];
+    for (int l = 0; l < LANES; l++) {
+        above[l] = count[l];
+        sum[l] = total[l];
+        frameSum[l] = frames[l];
+        longest[l] = best[l];
     }
 }
 

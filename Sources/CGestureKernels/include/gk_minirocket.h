@@ -37,11 +37,14 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out);
 
+/// Floats of scratch gk_minirocket_transform_multi needs.
+long gk_minirocket_multi_scratch_count(long n, long channels, long max_dilation);
+
 /// gk_minirocket_transform with MultiRocket's four pools per bias (Tan et al. 2022): out[4f ..< 4f + 4]
 /// = PPV; the mean of (output - bias) over the outputs above the bias (0 if none), summed in time
 /// order in float; the mean index of those from the counted range's start (-1 if none); the longest
 /// run of them. `out` receives 4 * 84 * sum(features_per_dilation) floats; bit-identical on every
-/// vector width.
+/// vector width. Scratch as gk_minirocket_multi_scratch_count.
 void gk_minirocket_transform_multi(const float *x, long n, long channels, long num_dilations, const int *dilations,
                                    const int *features_per_dilation, const int *channel_counts,
                                    const int *channel_indices, const unsigned char *padded, const float *biases,

@@ -319,7 +319,7 @@ public struct MiniRocket: FeatureExtractor {
                           _ out: UnsafeMutableBufferPointer<Float>, pools: Bool) {
         let kernel = pools ? gk_minirocket_transform_multi : gk_minirocket_transform
         let ch = m.channelNames.count
-        let scratchCount = gk_minirocket_scratch_count(frames, ch, m.maxDilation)
+        let scratchCount = (pools ? gk_minirocket_multi_scratch_count : gk_minirocket_scratch_count)(frames, ch, m.maxDilation)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: max(scratchCount, 1)) { scratch in
             m.dilations.withUnsafeBufferPointer { d in
                 m.featuresPerDilation.withUnsafeBufferPointer { per in
