@@ -32,6 +32,23 @@ import Testing
         #expect(Self.push(&spotter, stream).map(\.0) == found.map(\.0))
     }
 
+    /// The rest of a reported gesture is not reported again: a match starting within a quarter of a
+    /// typical performance (the class's median template length) after the last report, lasting with
+    /// it at most 1.25 performances. A whole next gesture, or one after a pause, is reported.
+    @Test func continuationOfTheLastReportIsNotAGesture() {
+        let spotter = DTWSpotter(channels: 1, templates: [Float](repeating: 0, count: 20 + 20 + 40), lengths: [20, 20, 40],
+                                 offsets: [0, 20, 40], labels: [0, 0, 1], thresholds: [1, 1])
+        #expect(spotter.typicalLengths == [20, 40])
+        let last = SpotterMatch(classIndex: 0, distance: 0, start: 10, end: 24)
+        func match(_ c: Int, _ start: Int, _ end: Int) -> SpotterMatch { SpotterMatch(classIndex: c, distance: 0, start: start, end: end) }
+        #expect(spotter.isContinuation(match(0, 25, 34), of: last))       // 25 frames together: 1.25 x 20
+        #expect(!spotter.isContinuation(match(0, 25, 35), of: last))      // 26 frames: the next gesture
+        #expect(!spotter.isContinuation(match(0, 21, 44), of: last))      // a whole performance back to back
+        #expect(spotter.isContinuation(match(0, 29, 30), of: last))       // 5 frames later: a quarter of 20
+        #expect(!spotter.isContinuation(match(0, 30, 31), of: last))      // 6 frames later: after a pause
+        #expect(spotter.isContinuation(match(1, 25, 59), of: last))       // the longer class sets the scale
+    }
+
     @Test func refusesClassifiersWhoseTemplatesAreNotInStreamUnits() throws {
         let s = [TimeSeries(channels: [[0, 1, 2]]), TimeSeries(channels: [[0, 1, 3]])]
         for c in [DTWClassifier(zNormalize: true, nullRejection: 1), DTWClassifier(resample: 10, nullRejection: 1)] {

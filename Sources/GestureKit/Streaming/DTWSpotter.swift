@@ -30,7 +30,9 @@ public struct SpotterMatch: Sendable, Hashable {
 /// template at most), becomes the candidate; the candidate is reported once no conflicting live path
 /// (one that started before its last eighth and can still end at a plausible length) can beat it, and
 /// conflicting paths are then dropped. So each gesture is reported once, shortly after it ends, and
-/// a gesture that follows another without a pause is reported too.
+/// a gesture that follows another without a pause is reported too. A match that starts where the last
+/// report ended and lasts with it no longer than 1.25 typical performances is taken as the rest of
+/// that gesture and not reported (see ``isContinuation(_:of:)``).
 ///
 /// The templates are compared as the classifier stored them, so the classifier must keep the stream's
 /// time scale and units: no resampling, no z-normalisation. Whatever the classifier's variant, the
@@ -50,12 +52,16 @@ public struct DTWSpotter: Sendable {
     let stateOffsets: [Int]
     let labels: [Int]
     let thresholds: [Float]
+    /// Median template length per class: how long one performance of it lasts.
+    let typicalLengths: [Int]
     // Per-stream state, sized at init; push never allocates.
     var distances: [Float]
     var starts: [Int]
     var cost: [Float]
     var frame = 0
     var candidate: SpotterMatch?
+    /// The last report, stretched over the continuations it absorbed.
+    var lastReport: SpotterMatch?
 
     /// Thresholds are the classifier's ``DTWClassifier/spottingThresholds``: calibrated at training
     /// on subsequence matches, or, for pipelines saved before calibration existed, the whole-example
@@ -86,6 +92,10 @@ public struct DTWSpotter: Sendable {
         self.offsets = offsets
         self.labels = labels
         self.thresholds = thresholds
+        typicalLengths = (0..<thresholds.count).map { c in
+            let own = lengths.indices.filter { labels[$0] == c }.map { lengths[$0] }.sorted()
+            return own.isEmpty ? 0 : own[own.count / 2]
+        }
         var so: [Int] = []
         var total = 0
         for m in lengths { so.append(total); total += m }
@@ -100,6 +110,7 @@ public struct DTWSpotter: Sendable {
         for i in distances.indices { distances[i] = .infinity; starts[i] = 0 }
         frame = 0
         candidate = nil
+        lastReport = nil
     }
 
     /// Feeds one frame of `channels` values; returns a match when one has become final.
@@ -158,7 +169,23 @@ public struct DTWSpotter: Sendable {
             }
         }
         candidate = reported ? nil : cand
-        return reported ? cand : nil
+        guard reported, let match = cand else { return nil }
+        if let last = lastReport, isContinuation(match, of: last) {
+            lastReport?.end = match.end
+            return nil
+        }
+        lastReport = match
+        return match
+    }
+
+    /// Whether `m` is the rest of the gesture reported as `last` rather than the next one: it starts
+    /// within a quarter of a typical performance after `last` ends, and both together last no longer
+    /// than ``continuationLength`` typical performances (of the longer of their two classes). Two
+    /// gestures back to back last about two performances, so both are reported.
+    func isContinuation(_ m: SpotterMatch, of last: SpotterMatch) -> Bool {
+        let typical = max(typicalLengths[m.classIndex], typicalLengths[last.classIndex])
+        return m.start - last.end <= typical / 4
+            && Float(m.end - last.start + 1) <= Self.continuationLength * Float(typical)
     }
 
     /// The last frame where a path must start to conflict with candidate `m`: paths that start in
@@ -193,6 +220,10 @@ func plausibleLength(_ length: Int, template m: Int) -> Bool {
 extension DTWSpotter {
     /// How much faster or slower than its template a gesture may be performed and still match.
     static let maxWarp = 2
+    /// The longest a gesture and its continuation may last together, in typical performances.
+    /// Chosen on spotting-replay tuning seeds, with 200 still frames between gestures and with none:
+    /// 1.25 removed half of BasicMotions' repeats and cost no back-to-back gesture; 1.5 cost some.
+    static let continuationLength: Float = 1.25
 }
 
 /// One template's column of the subsequence-DTW matrix, advanced by one stream frame in place.
