@@ -32,7 +32,7 @@ public struct SpotterMatch: Sendable, Hashable {
 /// conflicting paths are then dropped. So each gesture is reported once, shortly after it ends, and
 /// a gesture that follows another without a pause is reported too. A match that starts where the last
 /// report ended and lasts with it no longer than 1.25 typical performances is taken as the rest of
-/// that gesture and not reported (see ``isContinuation(_:of:)``).
+/// that gesture and not reported.
 ///
 /// The templates are compared as the classifier stored them, so the classifier must keep the stream's
 /// time scale and units: no resampling, no z-normalisation. Whatever the classifier's variant, the
