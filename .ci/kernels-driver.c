@@ -194,18 +194,6 @@ static void miniRocketCases(void) {
                 putAll(name, out, n);
             }
         }
-        // all 84 kernels at once, kernel k on (k % ch) + 1 channels starting at k % ch
-        int counts[84], idx[84 * 6];
-        long used = 0;
-        for (int k = 0; k < 84; k++) {
-            counts[k] = (int)(k % ch) + 1;
-            for (int i = 0; i < counts[k]; i++) idx[used++] = (int)((k + i) % ch);
-        }
-        float *all = alloc(84 * n);
-        gk_minirocket_convolve_all(x, n, ch, d, counts, idx, scratch, all);
-        snprintf(name, sizeof name, "minirocket%u.convolve_all", s);
-        putAll(name, all, 84 * n);
-        free(all);
         free(x), free(out), free(scratch);
     }
     // transform: three dilations (the last wider than n / 8, so the unpadded range falls back to all

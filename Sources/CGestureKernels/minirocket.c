@@ -131,19 +131,6 @@ void gk_minirocket_convolve(const float *x, long n, long channels, long dilation
     memcpy(out, w.c, sizeof(float) * n);
 }
 
-void gk_minirocket_convolve_all(const float *x, long n, long channels, long dilation, const int *channel_counts,
-                                const int *channel_indices, float *scratch, float *out) {
-    if (n <= 0) return;
-    const long lanes = vectorLanes();
-    Work w = prepare(x, n, channels, dilation, scratch);
-    alphaRows(&w, dilation, lanes);
-    for (long k = 0, start = 0; k < 84; k++) {
-        convolveInto(&w, dilation, k, channel_indices + start, channel_counts[k], lanes);
-        memcpy(out + k * n, w.c, sizeof(float) * n);
-        start += channel_counts[k];
-    }
-}
-
 // above / len rounded to float. Below 2^24 both are exact floats and the float quotient equals the
 // double one rounded to float (double rounding is innocuous for division as 53 >= 2 * 24 + 2), and
 // costs a fraction of a double division.
@@ -168,18 +155,28 @@ static void countStored(float *cs, long len, const float *bias, long count, long
     }
 }
 
+// Biases over all dilations, 84 kernels each.
+static long featureTotal(long num_dilations, const int *features_per_dilation) {
+    long total = 0;
+    for (long di = 0; di < num_dilations; di++) total += 84 * (long)features_per_dilation[di];
+    return total;
+}
+
+static long largestDilation(long num_dilations, const int *dilations) {
+    long largest = 1;
+    for (long di = 0; di < num_dilations; di++)
+        if (dilations[di] > largest) largest = dilations[di];
+    return largest;
+}
+
 void gk_minirocket_transform(const float *x, long n, long channels, long num_dilations, const int *dilations,
                              const int *features_per_dilation, const int *channel_counts, const int *channel_indices,
                              const unsigned char *padded, const float *biases, float *scratch, float *out) {
-    long total = 0;
-    for (long di = 0; di < num_dilations; di++) total += 84 * (long)features_per_dilation[di];
     if (n <= 0) {
-        memset(out, 0, sizeof(float) * total);
+        memset(out, 0, sizeof(float) * featureTotal(num_dilations, features_per_dilation));
         return;
     }
-    long max_dilation = 1;
-    for (long di = 0; di < num_dilations; di++)
-        if (dilations[di] > max_dilation) max_dilation = dilations[di];
+    const long max_dilation = largestDilation(num_dilations, dilations);
     const long lanes = vectorLanes();
     Work w = prepare(x, n, channels, max_dilation, scratch);
     long f = 0, c = 0, chanStart = 0;
@@ -235,15 +232,12 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
                                    const int *features_per_dilation, const int *channel_counts,
                                    const int *channel_indices, const unsigned char *padded, const float *biases,
                                    float *scratch, float *out) {
-    long total = 0;
-    for (long di = 0; di < num_dilations; di++) total += 84 * (long)features_per_dilation[di];
     if (n <= 0) {
+        const long total = featureTotal(num_dilations, features_per_dilation);
         for (long i = 0; i < 4 * total; i++) out[i] = i % 4 == 2 ? -1.0f : 0.0f;
         return;
     }
-    long max_dilation = 1;
-    for (long di = 0; di < num_dilations; di++)
-        if (dilations[di] > max_dilation) max_dilation = dilations[di];
+    const long max_dilation = largestDilation(num_dilations, dilations);
     const long lanes = vectorLanes();
     Work w = prepare(x, n, channels, max_dilation, scratch);
     // The 84 outputs of each frame side by side (unused slots 0, their biases +infinity), so one

@@ -21,12 +21,6 @@ long gk_minirocket_scratch_count(long n, long channels, long max_dilation);
 void gk_minirocket_convolve(const float *x, long n, long channels, long dilation, long kernel, const int *chans,
                             long count, float *scratch, float *out);
 
-/// gk_minirocket_convolve for all 84 kernels at `dilation` (one padding and alpha pass): kernel k's
-/// output to out[k * n ..< (k + 1) * n], over the channel_counts[k] channels that follow kernel k - 1's
-/// in channel_indices. Scratch as gk_minirocket_scratch_count(n, channels, dilation or more).
-void gk_minirocket_convolve_all(const float *x, long n, long channels, long dilation, const int *channel_counts,
-                                const int *channel_indices, float *scratch, float *out);
-
 /// MiniRocket features of the row-major series `x` (n frames x `channels`): for each dilation index
 /// d, each kernel k (combination c = d * 84 + k) and each of features_per_dilation[d] biases, the
 /// proportion of convolution outputs greater than the bias (PPV). `channel_counts[c]` channels are
