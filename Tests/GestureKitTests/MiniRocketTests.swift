@@ -493,6 +493,98 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         }
     }
 
+    @Test(arguments: [(14, 4), (9, 23)])
+    func foldDecisionsMatchExplicitRefits(shape: (Int, Int)) throws {
+        let (n, p) = shape
+        let k = 2, folds = 3
+        let alphas = [0.01, 1.0, 30.0]
+        var g = SeededGenerator(seed: UInt64(7 * n + p))
+        let rows = (0..<n).map { _ in (0..<p).map { _ in Double(g.nextGaussian()) } }
+        let y = (0..<(n * k)).map { _ in Double(g.nextGaussian()) }
+        let fold = (0..<n).map { ($0 * 5 + 1) % folds }
+        let got = try RidgeSolver.foldDecisions(design: rows.flatMap { $0 }, rows: n, columns: p, targets: y, outputs: k,
+                                                fold: fold, folds: folds, alphas: alphas)
+        for (a, alpha) in alphas.enumerated() {
+            for f in 0..<folds {
+                let others = (0..<n).filter { fold[$0] != f }
+                for c in 0..<k {
+                    let fit = Self.ridgeFit(others.map { rows[$0] }, others.map { y[$0 * k + c] }, alpha: alpha)
+                    for i in (0..<n) where fold[i] == f {
+                        let want = fit.intercept + zip(rows[i], fit.beta).reduce(0) { $0 + $1.0 * $1.1 }
+                        #expect(abs(got[a][i * k + c] - want) <= 1e-6 * max(1, abs(want)), "alpha \(alpha) row \(i) output \(c)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func groupsAreDealtWholeIntoFolds() throws {
+        let groups: [String?] = ["u1", "u1", "u2", "u3", "u2", "u4", "u3", "u1"]
+        let auto = RidgeClassifier(folds: 3)
+        let (fold, count) = try #require(try auto.heldOutGroups(groups, count: groups.count))
+        #expect(count == 3)
+        for g in Set(groups.compactMap { $0 }) {
+            #expect(Set(groups.indices.filter { groups[$0] == g }.map { fold[$0] }).count == 1, "group \(g) split")
+        }
+        #expect(Set(fold) == [0, 1, 2])
+        // Fewer folds than groups asked: one fold per group.
+        #expect(try RidgeClassifier(folds: 9).heldOutGroups(groups, count: groups.count)?.count == 4)
+        // auto needs three groups; groups needs two; leave-one-out ignores them.
+        #expect(try auto.heldOutGroups(["a", "b", "a"], count: 3) == nil)
+        #expect(try auto.heldOutGroups([], count: 3) == nil)
+        #expect(try RidgeClassifier(selection: .groups).heldOutGroups(["a", "b", "a"], count: 3)?.count == 2)
+        #expect(throws: GestureKitError.self) { try RidgeClassifier(selection: .groups).heldOutGroups(["a", "a"], count: 2) }
+        #expect(throws: GestureKitError.self) { try RidgeClassifier(selection: .groups).heldOutGroups([], count: 2) }
+        #expect(try RidgeClassifier(selection: .leaveOneOut).heldOutGroups(groups, count: groups.count) == nil)
+    }
+
+    @Test func groupFoldsRegulariseMoreWhenGroupsHaveTheirOwnLook() throws {
+        // Each group (a user) adds its own offset to every vector and mostly does one class, so
+        // leave-one-out rewards memorising the offsets; held-out groups do not.
+        var g = SeededGenerator(seed: 5)
+        let p = 40, groupCount = 12, perGroup = 30
+        var vectors: [[Float]] = [], labels: [Int] = [], groups: [String?] = []
+        for u in 0..<groupCount {
+            let offset = (0..<p).map { _ in 2 * g.nextGaussian() }
+            for i in 0..<perGroup {
+                let label = i < perGroup * 4 / 5 ? u % 2 : 1 - u % 2
+                vectors.append((0..<p).map { j in offset[j] + 0.1 * g.nextGaussian() + (j == 0 ? Float(label) - 0.5 : 0) })
+                labels.append(label)
+                groups.append("user\(u)")
+            }
+        }
+        var loo = RidgeClassifier(selection: .leaveOneOut), grouped = RidgeClassifier()
+        try loo.train(vectors, labels: labels, classes: ["a", "b"])
+        try grouped.train(vectors, labels: labels, classes: ["a", "b"], context: TrainingContext(groups: groups))
+        let a = try #require(loo.model), b = try #require(grouped.model)
+        #expect(a.chosenBy == "leave-one-out" && b.chosenBy == "5 folds of groups")
+        #expect(b.alpha > a.alpha, "grouped alpha \(b.alpha) vs leave-one-out \(a.alpha)")
+        // Without groups in the context, auto is leave-one-out.
+        var plain = RidgeClassifier()
+        try plain.train(vectors, labels: labels, classes: ["a", "b"])
+        #expect(plain.model?.alpha == a.alpha && plain.model?.chosenBy == "leave-one-out")
+    }
+
+    @Test func selectionAndFoldsRoundTripAndOldFilesLoad() throws {
+        var ridge = RidgeClassifier(alphas: [1, 10], selection: .groups, folds: 3)
+        try ridge.train([[0, 1], [1, 0], [0, 2], [2, 0]], labels: [0, 1, 0, 1], classes: ["a", "b"],
+                        context: TrainingContext(groups: ["u", "v", "w", "v"]))
+        let data = try JSONEncoder().encode(ridge)
+        let back = try JSONDecoder().decode(RidgeClassifier.self, from: data)
+        #expect(back.selection == .groups && back.folds == 3 && back.model == ridge.model)
+        #expect(ridge.model?.chosenBy == "3 folds of groups")
+        // A file written before `selection` and `chosenBy` existed.
+        var old = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        old["selection"] = nil; old["folds"] = nil
+        var trained = old["trained"] as! [String: Any]
+        trained["chosenBy"] = nil
+        old["trained"] = trained
+        let legacy = try JSONDecoder().decode(RidgeClassifier.self, from: JSONSerialization.data(withJSONObject: old))
+        #expect(legacy.selection == .auto && legacy.folds == 5 && legacy.model?.chosenBy == "leave-one-out")
+        #expect(throws: GestureKitError.self) { try TestData.spec(#"{"features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "ridge", "folds": 1}}"#) }
+        #expect(throws: (any Error).self) { try TestData.spec(#"{"features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "ridge", "selection": "often"}}"#) }
+    }
+
     @Test func probabilitiesAreCalibratedAndSumToOne() throws {
         // Two overlapping Gaussian classes: held-out confidence should track held-out accuracy.
         var g = SeededGenerator(seed: 11)

@@ -225,7 +225,7 @@ struct LabelledSeries {
             guard e.series.frameCount > 0 else { continue }
             series.append(e.series)
             labels.append(i)
-            groups.append(e.session ?? e.user)
+            groups.append(e.user ?? e.session)
         }
         guard !series.isEmpty else { throw GestureKitError("no labelled examples to train on", file: dataset.source) }
         if let bad = series.firstIndex(where: { !$0.isFinite }) {

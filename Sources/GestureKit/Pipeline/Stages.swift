@@ -119,8 +119,9 @@ public struct Prediction: Sendable, Hashable, Codable {
 /// What a classifier may use while it trains besides its examples: where each example came from
 /// and where to report progress.
 public struct TrainingContext: Sendable {
-    /// Per example, the session or user it came from (`nil` when unknown), so a classifier that holds
-    /// out validation data can hold out whole groups; empty when no example has one.
+    /// Per example, the user it came from, else its session (`nil` when neither is known), so a
+    /// classifier that holds out validation data can hold out whole groups; empty when no example
+    /// has one.
     public var groups: [String?]
     /// Receives progress while training runs (on the training thread).
     public var progress: (@Sendable (TrainingProgress) -> Void)?

@@ -1,14 +1,16 @@
 /// JSON form: see ``RidgeClassifier``.
 extension RidgeClassifier {
-    enum CodingKeys: String, CodingKey { case alphas, trained }
+    enum CodingKeys: String, CodingKey { case alphas, selection, folds, trained }
 
     enum TrainedKeys: String, CodingKey {
-        case classes, dimensions, means, scales, weights, intercepts, alpha, temperature
+        case classes, dimensions, means, scales, weights, intercepts, alpha, temperature, chosenBy
     }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(alphas: try c.decodeIfPresent([Double].self, forKey: .alphas) ?? RidgeClassifier.defaultAlphas)
+        self.init(alphas: try c.decodeIfPresent([Double].self, forKey: .alphas) ?? RidgeClassifier.defaultAlphas,
+                  selection: try c.decodeIfPresent(AlphaSelection.self, forKey: .selection) ?? .auto,
+                  folds: try c.decodeIfPresent(Int.self, forKey: .folds) ?? 5)
         if c.contains(.trained) {
             let t = try c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             model = Model(classes: try t.decode([String].self, forKey: .classes),
@@ -18,13 +20,17 @@ extension RidgeClassifier {
                           weights: try t.decode(PackedFloats.self, forKey: .weights).values,
                           intercepts: try t.decode(PackedFloats.self, forKey: .intercepts).values,
                           alpha: try t.decode(Double.self, forKey: .alpha),
-                          temperature: try t.decode(Float.self, forKey: .temperature))
+                          temperature: try t.decode(Float.self, forKey: .temperature),
+                          // Files from before group folds chose by leave-one-out.
+                          chosenBy: try t.decodeIfPresent(String.self, forKey: .chosenBy) ?? "leave-one-out")
         }
     }
 
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(alphas, forKey: .alphas)
+        try c.encode(selection, forKey: .selection)
+        try c.encode(folds, forKey: .folds)
         if let m = model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(m.classes, forKey: .classes)
@@ -35,6 +41,7 @@ extension RidgeClassifier {
             try t.encode(PackedFloats(m.intercepts), forKey: .intercepts)
             try t.encode(m.alpha, forKey: .alpha)
             try t.encode(m.temperature, forKey: .temperature)
+            try t.encode(m.chosenBy, forKey: .chosenBy)
         }
     }
 
@@ -42,6 +49,7 @@ extension RidgeClassifier {
         if alphas.isEmpty || alphas.contains(where: { !($0 > 0) || !$0.isFinite }) {
             throw GestureKitError("give at least one positive, finite alpha", field: "alphas")
         }
+        if folds < 2 { throw GestureKitError("must be at least 2", field: "folds") }
         guard let m = model else { return }
         guard m.dimensions > 0 else { throw GestureKitError("must be positive", field: "trained.dimensions") }
         guard !m.classes.isEmpty else { throw GestureKitError("no classes", field: "trained.classes") }

@@ -6,15 +6,20 @@ import Foundation
 ///
 /// Training standardises each feature (mean 0, population standard deviation 1; constant features
 /// keep scale 1), regresses targets +1 (the class) / -1 (the others) with an unpenalised intercept,
-/// and keeps the `alphas` value with the least summed squared leave-one-out error, all from one
-/// eigen-decomposition (see `RidgeSolver`). A softmax over decision values divided by a temperature
-/// gives the class probabilities; the temperature minimises the log loss of the leave-one-out decision
+/// and keeps the `alphas` value with the least summed squared held-out error. Held out how is
+/// `selection`: `leaveOneOut` (every alpha from one eigen-decomposition, see `RidgeSolver`) or
+/// `groups`: `folds` folds of whole groups (users, else sessions, from the training context), which
+/// is what counts when the vectors are overlapping windows of recordings, where leaving one window
+/// out leaves its near copies in. `auto` (the default) is `groups` when the training data names at
+/// least three groups, else `leaveOneOut`. A softmax over decision values divided by a temperature
+/// gives the class probabilities; the temperature minimises the log loss of the held-out decision
 /// values, so confidences say how often held-out predictions were right and a confidence threshold
 /// or null rejection works live.
 ///
-/// JSON: `{"kind": "ridge", "alphas": [0.001, ..., 1000]}` (default: 10 values spaced evenly in log
-/// between 1e-3 and 1e3). Learned, under `trained`: `classes`, `dimensions`, `means`, `scales`,
-/// `weights` (dimension-major per class, PackedFloats), `intercepts`, `alpha`, `temperature`.
+/// JSON: `{"kind": "ridge", "alphas": [0.001, ..., 1000], "selection": "auto", "folds": 5}`
+/// (default alphas: 10 values spaced evenly in log between 1e-3 and 1e3). Learned, under
+/// `trained`: `classes`, `dimensions`, `means`, `scales`, `weights` (dimension-major per class,
+/// PackedFloats), `intercepts`, `alpha`, `temperature`, `chosenBy` (how alpha was chosen).
 ///
 /// ```swift
 /// var ridge = RidgeClassifier()
@@ -32,6 +37,10 @@ public struct RidgeClassifier: VectorClassifier {
 
     /// Candidate regularisations.
     public var alphas: [Double]
+    /// How the regularisation is chosen among `alphas`.
+    public var selection: AlphaSelection
+    /// Folds of groups when `selection` holds out groups (at most one per group).
+    public var folds: Int
     package internal(set) var model: Model?
 
     package struct Model: Sendable, Hashable {
@@ -44,11 +53,25 @@ public struct RidgeClassifier: VectorClassifier {
         public var intercepts: [Float]
         public var alpha: Double
         public var temperature: Float
+        /// How `alpha` was chosen, e.g. "leave-one-out" or "5 folds of groups".
+        public var chosenBy: String
     }
 
-    /// A ridge classifier choosing its regularisation among `alphas`.
-    public init(alphas: [Double] = RidgeClassifier.defaultAlphas) {
+    /// How the regularisation is chosen.
+    public enum AlphaSelection: String, Codable, Sendable, Hashable, CaseIterable {
+        /// Folds of groups when the training data names at least three, else leave-one-out.
+        case auto
+        /// Exact leave-one-out: each vector held out alone.
+        case leaveOneOut
+        /// Folds of whole groups (users, else sessions); training without groups is an error.
+        case groups
+    }
+
+    /// A ridge classifier choosing its regularisation among `alphas` by `selection`.
+    public init(alphas: [Double] = RidgeClassifier.defaultAlphas, selection: AlphaSelection = .auto, folds: Int = 5) {
         self.alphas = alphas
+        self.selection = selection
+        self.folds = folds
     }
 
     /// Classes of the trained model (0 before training).
@@ -57,7 +80,7 @@ public struct RidgeClassifier: VectorClassifier {
     public var summary: [String: String] {
         var s = ["alphas": alphas.map { String(format: "%g", $0) }.joined(separator: ", ")]
         if let m = model {
-            s["alpha"] = String(format: "%g (leave-one-out)", m.alpha)
+            s["alpha"] = String(format: "%g", m.alpha) + " (\(m.chosenBy))"
             s["temperature"] = "\(m.temperature)"
             s["training"] = "\(m.dimensions) features, \(m.classes.count) classes"
         }
@@ -67,6 +90,10 @@ public struct RidgeClassifier: VectorClassifier {
     // MARK: training
 
     public mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String]) throws {
+        try train(vectors, labels: labels, classes: classes, context: TrainingContext())
+    }
+
+    public mutating func train(_ vectors: [[Float]], labels: [Int], classes: [String], context: TrainingContext) throws {
         try validate()
         guard !vectors.isEmpty else { throw GestureKitError("no training vectors", field: "vectors") }
         guard vectors.count == labels.count else {
@@ -93,14 +120,54 @@ public struct RidgeClassifier: VectorClassifier {
         for i in 0..<n { for j in 0..<p { z[i * p + j] = Double((vectors[i][j] - means[j]) / scales[j]) } }
         var y = [Double](repeating: -1, count: n * k)
         for i in 0..<n { y[i * k + labels[i]] = 1 }
+        let groupFolds = try heldOutGroups(context.groups, count: n)
+        try context.checkCancellation()
+        let heldOut: [[Double]]
+        if let (fold, count) = groupFolds {
+            heldOut = try RidgeSolver.foldDecisions(design: z, rows: n, columns: p, targets: y, outputs: k,
+                                                    fold: fold, folds: count, alphas: alphas)
+        } else {
+            heldOut = []
+        }
+        try context.checkCancellation()
         let solver = try RidgeSolver(design: z, rows: n, columns: p, targets: y, outputs: k)
-        let errors = alphas.map { solver.looError(alpha: $0) }
+        let candidates = alphas
+        func decisions(_ a: Int) -> [Double] { groupFolds == nil ? solver.looDecisions(alpha: candidates[a]) : heldOut[a] }
+        let errors = alphas.indices.map { a in zip(decisions(a), y).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } }
         let best = errors.indices.min { errors[$0] < errors[$1] }!
         let alpha = alphas[best]
         let (w, b) = solver.coefficients(alpha: alpha)
-        let temperature = Self.fitTemperature(solver.looDecisions(alpha: alpha), labels: labels, classes: k)
+        let temperature = Self.fitTemperature(decisions(best), labels: labels, classes: k)
         model = Model(classes: classes, dimensions: p, means: means, scales: scales, weights: w.map { Float($0) },
-                      intercepts: b.map { Float($0) }, alpha: alpha, temperature: Float(temperature))
+                      intercepts: b.map { Float($0) }, alpha: alpha, temperature: Float(temperature),
+                      chosenBy: groupFolds.map { "\($0.count) folds of groups" } ?? "leave-one-out")
+    }
+
+    /// The fold of each vector when `selection` holds out groups, dealing the groups (in order of
+    /// first appearance) round-robin into at most `folds` folds; nil for leave-one-out.
+    func heldOutGroups(_ groups: [String?], count n: Int) throws -> (fold: [Int], count: Int)? {
+        if selection == .leaveOneOut { return nil }
+        var index: [String: Int] = [:]
+        var ids = [Int](repeating: -1, count: n)
+        if groups.count == n {
+            for (i, g) in groups.enumerated() {
+                guard let g else { continue }
+                if index[g] == nil { index[g] = index.count }
+                ids[i] = index[g]!
+            }
+        }
+        // Vectors without a group form one group of their own.
+        if ids.contains(-1) { let none = index.count; index["\u{0}none"] = none; ids = ids.map { $0 < 0 ? none : $0 } }
+        let distinct = groups.count == n && groups.contains { $0 != nil } ? index.count : 0
+        switch selection {
+        case .groups where distinct < 2:
+            throw GestureKitError("ridge selection \"groups\" needs training data from at least two users or sessions (found \(distinct))",
+                                  field: "selection")
+        case .auto where distinct < 3: return nil
+        default: break
+        }
+        let count = min(folds, distinct)
+        return (ids.map { $0 % count }, count)
     }
 
     /// Per-feature means and population standard deviations (1 where a feature is constant).
