@@ -86,8 +86,9 @@ func temporaryProject() throws -> ProjectStore {
         var messages: [[String: Any]] { lock.withLock { received } }
         func of(_ t: String) -> [[String: Any]] { messages.filter { $0["t"] as? String == t } }
 
-        /// Waits until `condition` holds (up to `seconds`).
-        func wait(_ seconds: Double = 10, until condition: () -> Bool) async -> Bool {
+        /// Waits until `condition` holds (up to `seconds`: generous, since a loaded machine can take
+        /// seconds to save twelve recordings and the wait ends as soon as the condition holds).
+        func wait(_ seconds: Double = 60, until condition: () -> Bool) async -> Bool {
             let end = Date().addingTimeInterval(seconds)
             while Date() < end {
                 if condition() { return true }
