@@ -133,7 +133,7 @@ public struct RidgeClassifier: VectorClassifier {
         let solver = try RidgeSolver(design: z, rows: n, columns: p, targets: y, outputs: k)
         let candidates = alphas
         func decisions(_ a: Int) -> [Double] { groupFolds == nil ? solver.looDecisions(alpha: candidates[a]) : heldOut[a] }
-        let errors = alphas.indices.map { a in zip(decisions(a), y).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } }
+        let errors = alphas.indices.map { RidgeSolver.squaredError(decisions($0), y) }
         let best = errors.indices.min { errors[$0] < errors[$1] }!
         let alpha = alphas[best]
         let (w, b) = solver.coefficients(alpha: alpha)

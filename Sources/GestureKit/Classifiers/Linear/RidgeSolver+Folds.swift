@@ -24,15 +24,7 @@ extension RidgeSolver {
         /// Writes intercept + rows' weights into `out[a]` for the fold's rows.
         func predict(_ zf: [Double], rows: [Int], weights w: [Double], intercepts b: [Double], into a: Int) {
             let g = rows.count
-            var pred = [Double](repeating: 0, count: g * k)  // column-major g x k
-            zf.withUnsafeBufferPointer { za in
-                w.withUnsafeBufferPointer { wa in
-                    pred.withUnsafeMutableBufferPointer { pa in
-                        Linalg.dgemm(transposeA: .transpose, m: g, n: k, k: p, a: za.baseAddress!, lda: p,
-                                     b: wa.baseAddress!, ldb: p, c: pa.baseAddress!, ldc: g)
-                    }
-                }
-            }
+            let pred = product(zf, w, m: g, n: k, k: p, transposeA: .transpose)  // column-major g x k
             for (r, i) in rows.enumerated() { for c in 0..<k { out[a][i * k + c] = pred[c * g + r] + b[c] } }
         }
 
@@ -51,20 +43,8 @@ extension RidgeSolver {
         }
 
         // Whole-data sums: S = Z^T Z (p x p), B = Z^T Y (column-major p x k), column sums.
-        var s = [Double](repeating: 0, count: p * p)
-        var bAll = [Double](repeating: 0, count: p * k)
-        z.withUnsafeBufferPointer { za in
-            s.withUnsafeMutableBufferPointer { sa in
-                Linalg.dgemm(transposeB: .transpose, m: p, n: p, k: n, a: za.baseAddress!, lda: p,
-                             b: za.baseAddress!, ldb: p, c: sa.baseAddress!, ldc: p)
-            }
-            y.withUnsafeBufferPointer { ya in
-                bAll.withUnsafeMutableBufferPointer { ba in
-                    Linalg.dgemm(transposeB: .transpose, m: p, n: k, k: n, a: za.baseAddress!, lda: p,
-                                 b: ya.baseAddress!, ldb: k, c: ba.baseAddress!, ldc: p)
-                }
-            }
-        }
+        let s = product(z, z, m: p, n: p, k: n, transposeB: .transpose)
+        let bAll = product(z, y, m: p, n: k, k: n, transposeB: .transpose)
         var zSum = [Double](repeating: 0, count: p), ySum = [Double](repeating: 0, count: k)
         for i in 0..<n {
             for j in 0..<p { zSum[j] += z[i * p + j] }
@@ -105,30 +85,12 @@ extension RidgeSolver {
                 throw GestureKitError("ridge: \(error)", field: "classifier")
             }
             // t = V^T bt; weights for alpha: V diag(1 / (s + alpha)) t.
-            var t = [Double](repeating: 0, count: p * k)
-            cov.withUnsafeBufferPointer { va in
-                bt.withUnsafeBufferPointer { ba in
-                    t.withUnsafeMutableBufferPointer { ta in
-                        Linalg.dgemm(transposeA: .transpose, m: p, n: k, k: p, a: va.baseAddress!, lda: p,
-                                     b: ba.baseAddress!, ldb: p, c: ta.baseAddress!, ldc: p)
-                    }
-                }
-            }
+            let t = product(cov, bt, m: p, n: k, k: p, transposeA: .transpose)
             for a in alphas.indices {
                 var u = t
                 for c in 0..<k { for r in 0..<p { u[c * p + r] /= values[r] + alphas[a] } }
-                var w = [Double](repeating: 0, count: p * k)
-                cov.withUnsafeBufferPointer { va in
-                    u.withUnsafeBufferPointer { ua in
-                        w.withUnsafeMutableBufferPointer { wa in
-                            Linalg.dgemm(m: p, n: k, k: p, a: va.baseAddress!, lda: p, b: ua.baseAddress!, ldb: p,
-                                         c: wa.baseAddress!, ldc: p)
-                        }
-                    }
-                }
-                var b = yMean
-                for c in 0..<k { for j in 0..<p { b[c] -= mean[j] * w[c * p + j] } }
-                predict(zf, rows: rows, weights: w, intercepts: b, into: a)
+                let w = product(cov, u, m: p, n: k, k: p)
+                predict(zf, rows: rows, weights: w, intercepts: intercepts(yMean, columnMeans: mean, weights: w), into: a)
             }
         }
         return out

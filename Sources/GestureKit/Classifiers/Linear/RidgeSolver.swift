@@ -131,10 +131,40 @@ struct RidgeSolver {
 
     /// Sum over rows and outputs of the squared leave-one-out residuals.
     func looError(alpha: Double) -> Double {
-        let d = looDecisions(alpha: alpha)
-        var e = 0.0
-        for i in 0..<n { for c in 0..<k { let r = yc[i * k + c] + targetMeans[c] - d[i * k + c]; e += r * r } }
-        return e
+        var y = yc
+        for i in 0..<n { for c in 0..<k { y[i * k + c] += targetMeans[c] } }
+        return Self.squaredError(looDecisions(alpha: alpha), y)
+    }
+
+    /// Sum of the squared differences of decisions and targets (same layout).
+    static func squaredError(_ decisions: [Double], _ targets: [Double]) -> Double {
+        zip(decisions, targets).reduce(0.0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) }
+    }
+
+    /// op(A) op(B), column-major m x n, for column-major A and B with leading dimensions of their
+    /// stored rows (A: m, or k when transposed; B: k, or n when transposed).
+    static func product(_ a: [Double], _ b: [Double], m: Int, n: Int, k: Int, transposeA: Linalg.Transpose = .none,
+                        transposeB: Linalg.Transpose = .none) -> [Double] {
+        var c = [Double](repeating: 0, count: m * n)
+        a.withUnsafeBufferPointer { pa in
+            b.withUnsafeBufferPointer { pb in
+                c.withUnsafeMutableBufferPointer { pc in
+                    Linalg.dgemm(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: pa.baseAddress!,
+                                 lda: transposeA == .none ? m : k, b: pb.baseAddress!, ldb: transposeB == .none ? k : n,
+                                 c: pc.baseAddress!, ldc: m)
+                }
+            }
+        }
+        return c
+    }
+
+    /// Intercepts of a fit on centred columns: target means minus column means times weights
+    /// (column-major p x k).
+    static func intercepts(_ targetMeans: [Double], columnMeans: [Double], weights: [Double]) -> [Double] {
+        let p = columnMeans.count
+        var b = targetMeans
+        for c in b.indices { for j in 0..<p { b[c] -= columnMeans[j] * weights[c * p + j] } }
+        return b
     }
 
     /// Weights (column-major p x k) and intercepts of the fit on all rows.
@@ -143,26 +173,9 @@ struct RidgeSolver {
         let r = rank
         var t = qty
         for c in 0..<k { for j in 0..<r { t[c * r + j] /= s[j] + alpha } }
-        var m = [Double](repeating: 0, count: n * k)  // Q t, column-major n x k
-        var beta = [Double](repeating: 0, count: p * k)
-        q.withUnsafeBufferPointer { qa in
-            t.withUnsafeBufferPointer { ta in
-                m.withUnsafeMutableBufferPointer { ma in
-                    Linalg.dgemm(m: n, n: k, k: r, a: qa.baseAddress!, lda: n, b: ta.baseAddress!, ldb: r,
-                                 c: ma.baseAddress!, ldc: n)
-                }
-            }
-        }
-        zc.withUnsafeBufferPointer { za in
-            m.withUnsafeBufferPointer { ma in
-                beta.withUnsafeMutableBufferPointer { ba in
-                    Linalg.dgemm(m: p, n: k, k: n, a: za.baseAddress!, lda: p, b: ma.baseAddress!, ldb: n,
-                                 c: ba.baseAddress!, ldc: p)
-                }
-            }
-        }
-        var intercepts = targetMeans
-        for c in 0..<k { for j in 0..<p { intercepts[c] -= means[j] * beta[c * p + j] } }
+        let m = Self.product(q, t, m: n, n: k, k: r)  // Q t, column-major n x k
+        let beta = Self.product(zc, m, m: p, n: k, k: n)
+        let intercepts = Self.intercepts(targetMeans, columnMeans: means, weights: beta)
         return (beta, intercepts)
     }
 }
