@@ -197,9 +197,10 @@ static void miniRocketCases(void) {
         free(x), free(out), free(scratch);
     }
     // transform: three dilations (the last wider than n / 8, so the unpadded range falls back to all
-    // outputs), more than 64 biases for one dilation, channel combinations of 1-3 channels.
-    static const long lengths[] = {20, 64, 150};
-    for (unsigned s = 0; s < 3; s++) {
+    // outputs), more than 64 biases for one dilation, channel combinations of 1-3 channels; 5 frames
+    // is fewer than a register block of kernels.
+    static const long lengths[] = {5, 20, 64, 150};
+    for (unsigned s = 0; s < 4; s++) {
         const long n = lengths[s], channels = 3, nd = 3;
         const int dilations[3] = {1, 2, 4}, per[3] = {2, 3, 70};
         int counts[3 * 84], indices[3 * 84 * 3];

@@ -18,6 +18,12 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+// One kernel of one dilation: its channels' alpha and 3x rows and its three weight-2 offsets.
+typedef struct {
+    const float *a[9], *g[9];
+    long count, o0, o1, o2;
+} MRKernel;
+
 #define GK_BODY "minirocket_body.h"
 #include "per_width.h"
 
@@ -245,6 +251,7 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
     float *ct = scratch + gk_minirocket_scratch_count(n, channels, max_dilation);
     float *bias = ct + kernelSlots * n, *outputs = bias + kernelSlots;
     int32_t edge[kernelSlots];
+    MRKernel kernels[84];
     memset(ct, 0, sizeof(float) * (size_t)(kernelSlots * n));
     long f = 0, c = 0, chanStart = 0;
     for (long di = 0; di < num_dilations; di++, c += 84) {
@@ -252,19 +259,50 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
         // Unpadded pairs count only outputs whose taps lie inside the series (all when none do).
         const long edgeLen = n - 8 * d > 0 ? 4 * d : 0;
         alphaRows(&w, d, lanes);
+        // Register-transposed blocks of 8 (4 without AVX2) kernels; AVX-512 uses the 8-lane blocks.
+        const long block = lanes >= 8 ? 8 : 4;
+        int usual = n >= block;
+        const long first = chanStart;
         for (long k = 0; k < 84; k++) {
             const long count = channel_counts[c + k];
-            Work into = w;
-            into.c = outputs + k * n;
-            convolveInto(&into, d, k, channel_indices + chanStart, count, lanes);
+            const int *chans = channel_indices + chanStart;
             chanStart += count;
             edge[k] = padded[c + k] ? 1 : 0;
+            const int *idx = kernelTaps[k];
+            MRKernel *kk = kernels + k;
+            kk->count = count;
+            kk->o0 = (idx[0] - 4) * d, kk->o1 = (idx[1] - 4) * d, kk->o2 = (idx[2] - 4) * d;
+            usual &= count >= 1 && count <= 9;
+            for (long i = 0; i < count && i < 9; i++) {
+                kk->a[i] = w.alpha + chans[i] * n;
+                kk->g[i] = w.g + chans[i] * w.stride + w.pad;
+            }
         }
-        // Transposed 16 frames at a time, so the rows written stay in the first-level cache.
-        for (long t0 = 0; t0 < n; t0 += 16) {
-            const long t1 = t0 + 16 < n ? t0 + 16 : n;
-            for (long k = 0; k < 84; k++)
-                for (long t = t0; t < t1; t++) ct[t * kernelSlots + k] = outputs[k * n + t];
+        if (usual) {
+            for (long k = 0; k < 84; k += block) {
+                const long m = 84 - k < block ? 84 - k : block;
+#ifdef GK_X86
+                if (block == 8) convolveT256(kernels + k, m, n, ct + k, kernelSlots);
+                else
+#endif
+                    convolveT128(kernels + k, m, n, ct + k, kernelSlots);
+            }
+        } else {
+            // Frames fewer than a block, or a channel count no fit makes: each kernel's row, then
+            // transposed 16 frames at a time (the rows written stay in the first-level cache).
+            long at = first;
+            for (long k = 0; k < 84; k++) {
+                const long count = channel_counts[c + k];
+                Work into = w;
+                into.c = outputs + k * n;
+                convolveInto(&into, d, k, channel_indices + at, count, lanes);
+                at += count;
+            }
+            for (long t0 = 0; t0 < n; t0 += 16) {
+                const long t1 = t0 + 16 < n ? t0 + 16 : n;
+                for (long k = 0; k < 84; k++)
+                    for (long t = t0; t < t1; t++) ct[t * kernelSlots + k] = outputs[k * n + t];
+            }
         }
         for (long k = 84; k < kernelSlots; k++) edge[k] = 1;
         const long slots = lanes == 16 ? 96 : lanes == 8 ? 88 : 84;

@@ -6,9 +6,11 @@
 #define MR_CAT(a, b) MR_CAT_(a, b)
 #define MVF MR_CAT(mvf, SUFFIX)
 #define MVI MR_CAT(mvi, SUFFIX)
+#define MVU MR_CAT(mvu, SUFFIX)
 
 typedef float MVF __attribute__((vector_size(LANES * 4)));
 typedef int32_t MVI __attribute__((vector_size(LANES * 4)));
+typedef uint32_t MVU __attribute__((vector_size(LANES * 4)));
 
 ATTR static inline MVF MR_CAT(mload, SUFFIX)(const float *p) {
     MVF v;
@@ -157,6 +159,78 @@ ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const
     }
 }
 
+#if LANES <= 8
+// The outputs of kernels[0..count) (count <= LANES; missing slots 0) at every frame, time-major:
+// ct[t * stride + j] for kernel j. Each vector of frames is convAt's (combine's bits). Up to 8
+// vectors of frames per kernel go to a small tile, then each LANES x LANES block is transposed in
+// registers: one store per frame, not one per output. Needs n >= LANES; the last tile overlaps the
+// one before it and rewrites the same values.
+ATTR static void MR_CAT(convolveT, SUFFIX)(const MRKernel *kernels, long count, long n, float *ct, long stride) {
+    float tile[LANES * 8 * LANES];
+    const long vecs = n / LANES < 8 ? n / LANES : 8, chunk = vecs * LANES;
+    for (long t0 = 0; t0 < n; t0 += chunk) {
+        const long t = t0 + chunk <= n ? t0 : n - chunk;
+        for (long j = 0; j < LANES; j++) {
+            const MRKernel *k = kernels + j;
+            float *row = tile + j * 8 * LANES;
+#define MR_ROW(cnt)                                                                                       \
+    for (long i = 0; i < vecs; i++)                                                                       \
+        MR_CAT(mstore, SUFFIX)(row + i * LANES, MR_CAT(convAt, SUFFIX)(k->a, k->g, cnt, k->o0, k->o1, k->o2, \
+                                                                       t + i * LANES));
+            if (j >= count) memset(row, 0, sizeof(float) * (size_t)chunk);
+            else if (k->count == 1) { MR_ROW(1) }
+            else if (k->count == 2) { MR_ROW(2) }
+            else if (k->count == 3) { MR_ROW(3) }
+            else { MR_ROW(k->count) }
+#undef MR_ROW
+        }
+        for (long i = 0; i < vecs; i++) {
+            MVF r[LANES];
+            for (int j = 0; j < LANES; j++) r[j] = MR_CAT(mload, SUFFIX)(tile + (j * 8 + i) * LANES);
+#if LANES == 4
+            const MVF u0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), u1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+            const MVF u2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), u3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+            MVF o[4] = {__builtin_shufflevector(u0, u2, 0, 1, 4, 5), __builtin_shufflevector(u0, u2, 2, 3, 6, 7),
+                        __builtin_shufflevector(u1, u3, 0, 1, 4, 5), __builtin_shufflevector(u1, u3, 2, 3, 6, 7)};
+#else
+            MVF u[8], s[8], o[8];
+            for (int p = 0; p < 8; p += 2) {  // pairs of kernels interleaved within each half
+                u[p] = __builtin_shufflevector(r[p], r[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+                u[p + 1] = __builtin_shufflevector(r[p], r[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+            }
+            for (int p = 0; p < 8; p += 4) {  // four kernels at frames (0, 4), (1, 5), (2, 6), (3, 7)
+                s[p] = __builtin_shufflevector(u[p], u[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+                s[p + 1] = __builtin_shufflevector(u[p], u[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+                s[p + 2] = __builtin_shufflevector(u[p + 1], u[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+                s[p + 3] = __builtin_shufflevector(u[p + 1], u[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+            }
+            for (int q = 0; q < 4; q++) {  // eight kernels at frame q and at frame q + 4
+                o[q] = __builtin_shufflevector(s[q], s[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+                o[q + 4] = __builtin_shufflevector(s[q], s[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+            }
+#endif
+            for (int l = 0; l < LANES; l++) MR_CAT(mstore, SUFFIX)(ct + (t + i * LANES + l) * stride, o[l]);
+        }
+    }
+}
+#endif
+
+// poolsT's loop over frames [from, to), counting only the lanes of mask.
+ATTR static inline __attribute__((always_inline)) void MR_CAT(poolSpan, SUFFIX)(
+    const float *ct, long stride, long from, long to, MVF b, MVI mask, MVI *count, MVF *total, MVU *prefix, MVI *run,
+    MVI *best) {
+    for (long t = from; t < to; t++) {
+        const MVF v = MR_CAT(mload, SUFFIX)(ct + t * stride);
+        const MVI m = (MVI)(v > b) & mask;
+        *count = *count - m;
+        *total = *total + (MVF)((MVI)(v - b) & m);
+        *prefix = *prefix + (MVU)*count;
+        *run = (*run - m) & m;
+        const MVI longer = (MVI)(*run > *best);
+        *best = (*run & longer) | (*best & ~longer);
+    }
+}
+
 // MultiRocket's four pools for LANES kernels at once, one kernel per lane: ct holds the outputs
 // time-major (ct[t * stride + lane]) and b one bias per lane. Each lane runs the plain loop over
 // time in order (no sum is reassociated), so every width gives a scalar loop's bits. Lanes with
@@ -165,30 +239,32 @@ ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const
 ATTR static void MR_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, long edgeLen, const int32_t *edge,
                                         const float *bias, long *above, float *sum, long *frameSum, long *longest) {
     MVF b;
-    MVI all;
+    MVI edges;
     for (int l = 0; l < LANES; l++) {
         b[l] = bias[l];
-        all[l] = edge[l] ? -1 : 0;
+        edges[l] = edge[l] ? -1 : 0;
     }
+    const MVI every = (MVI){0} - 1;
     MVI count = (MVI){0}, run = (MVI){0}, best = (MVI){0};
     MVF total = (MVF){0};
     long frames[LANES] = {0};
-    // Frame sums within blocks of 4096 frames fit int32 lanes: sum j < 2^23 per block.
+    // Per block of L <= 4096 frames, sum over j < L of j m[j] = L c[L - 1] - sum over s < L of c[s],
+    // c[s] the count through frame s of the block: one addition a frame instead of a frame counter.
+    // Kept modulo 2^32 (unsigned lanes), exact as the true value is below 2^24.
     for (long block = 0; block < n; block += 4096) {
         const long end = block + 4096 < n ? block + 4096 : n;
         const MVI countBefore = count;
-        MVI within = (MVI){0}, j = (MVI){0};
-        for (long t = block; t < end; t++, j = j + 1) {
-            const MVF v = MR_CAT(mload, SUFFIX)(ct + t * stride);
-            const MVI inside = t >= edgeLen && t < n - edgeLen ? (MVI){0} - 1 : all;
-            const MVI m = (MVI)(v > b) & inside;
-            count = count - m;
-            total = total + (MVF)((MVI)(v - b) & m);
-            within = within + (m & j);
-            run = (run - m) & m;
-            const MVI longer = (MVI)(run > best);
-            best = (run & longer) | (best & ~longer);
+        MVU prefix = (MVU){0};
+        // The edges (lanes of edge[] only) and the middle (every lane), each clipped to the block.
+        const long cut[4] = {0, edgeLen, n - edgeLen, n};
+        for (int span = 0; span < 3; span++) {
+            const long from = cut[span] > block ? cut[span] : block, to = cut[span + 1] < end ? cut[span + 1] : end;
+            if (from >= to) continue;
+            if (span == 1) MR_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, every, &count, &total, &prefix, &run, &best);
+            else MR_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, edges, &count, &total, &prefix, &run, &best);
         }
+        const uint32_t len = (uint32_t)(end - block);
+        const MVU within = len * (MVU)(count - countBefore) - (prefix - len * (MVU)countBefore);
         for (int l = 0; l < LANES; l++) frames[l] += (long)within[l] + block * (long)(count[l] - countBefore[l]);
     }
     for (int l = 0; l < LANES; l++) {
@@ -201,3 +277,4 @@ ATTR static void MR_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, lo
 
 #undef MVF
 #undef MVI
+#undef MVU
