@@ -59,6 +59,37 @@ import Testing
         #expect(throws: GestureKitError.self) { try f.fit(labelSequences: [[3]], classCount: 3) }
     }
 
+    @Test func restLeaveShortensOnlyTheRestClassStay() throws {
+        // Class 0 (rest) in segments of 10, class 1 in segments of 4.
+        let seq: [Int?] = Array(repeating: [Int](repeating: 0, count: 10) + [1, 1, 1, 1], count: 5).flatMap { $0 }
+        var plain = HMMFilter(), held = HMMFilter()
+        held.restLeave = 3
+        try plain.fit(labelSequences: [seq], classCount: 3)
+        try held.fit(labelSequences: [seq], classCount: 3, rest: 0)
+        try held.validate()
+        #expect(abs(held.transitions[0] - 0.7) < 1e-5)   // 1 - 3 * (1 - 0.9)
+        for c in 1..<3 {   // the rest of row 0 keeps its proportions, scaled to the new total
+            #expect(abs(held.transitions[c] - plain.transitions[c] * 3) < 1e-5)
+        }
+        #expect(Array(held.transitions[3...]) == Array(plain.transitions[3...]))
+        // Without a rest class, or leaving too often, stay keeps its bounds.
+        var none = held
+        try none.fit(labelSequences: [seq], classCount: 3, rest: nil)
+        #expect(none.transitions == plain.transitions)
+        held.restLeave = 100
+        try held.fit(labelSequences: [seq], classCount: 3, rest: 0)
+        #expect(abs(held.transitions[0] - 0.01) < 1e-6)
+        try held.validate()
+        // Saved only when set; read back; out of range refused.
+        let back = try JSONDecoder().decode(HMMFilter.self, from: try JSONEncoder().encode(held))
+        #expect(back.restLeave == 100 && back.transitions == held.transitions)
+        #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("restLeave"))
+        for bad in ["0", "-1"] {
+            let f = try JSONDecoder().decode(HMMFilter.self, from: Data(#"{"restLeave": \#(bad)}"#.utf8))
+            #expect(throws: GestureKitError.self) { try f.validate() }
+        }
+    }
+
     @Test func roundTripsAndRejectsBadFiles() throws {
         var f = HMMFilter(stay: 0.7)
         try f.fit(labelSequences: [[0, 0, 1, 1, 1, 0]], classCount: 2)

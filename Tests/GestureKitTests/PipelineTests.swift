@@ -297,6 +297,16 @@ private func windowedSpec() throws -> PipelineSpec {
         #expect(fitted.transitions == reference.transitions)
         #expect(fitted.transitions != HMMFilter().transitions)
 
+        // Training tells the filter which class is rest.
+        var restSpec = spec
+        restSpec.rest = d.classes[1]
+        var leaving = HMMFilter()
+        leaving.restLeave = 2
+        restSpec.postprocessing = [leaving]
+        let withRest = try #require(try Pipeline.train(restSpec, on: data).spec.postprocessing.first as? HMMFilter)
+        try leaving.fit(labelSequences: [labels], classCount: d.classes.count, rest: 1)
+        #expect(withRest.transitions == leaving.transitions && withRest.transitions != reference.transitions)
+
         // Whole examples without recordings leave the filter as configured.
         let whole = try Pipeline.train(spec, on: d)
         #expect((whole.spec.postprocessing.first as? HMMFilter)?.transitions.isEmpty == true)

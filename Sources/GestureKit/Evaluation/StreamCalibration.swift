@@ -192,7 +192,9 @@ public enum StreamCalibration {
             for (j, c) in post.enumerated() {
                 var stages = c.stages
                 for s in stages.indices {
-                    if !sequences.isEmpty { try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count) }
+                    if !sequences.isEmpty {
+                        try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count, rest: pipeline.restIndex)
+                    }
                     try stages[s].prepare(sampleRate: pipeline.sampleRate)
                 }
                 for (w, ts) in weighed.enumerated() {

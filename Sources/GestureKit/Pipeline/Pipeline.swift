@@ -86,7 +86,8 @@ public struct Pipeline: Sendable {
         let sequences = decisionLabels(of: dataset, window: spec.window, classes: data.classes)
         for i in spec.postprocessing.indices {
             if !sequences.isEmpty {
-                try spec.postprocessing[i].fit(labelSequences: sequences, classCount: data.classes.count)
+                try spec.postprocessing[i].fit(labelSequences: sequences, classCount: data.classes.count,
+                                               rest: spec.rest.flatMap { data.classes.firstIndex(of: $0) })
             }
             try spec.postprocessing[i].prepare(sampleRate: rate)
         }

@@ -263,6 +263,9 @@ public protocol Postprocessor: Stage {
     /// learn how activities follow each other (temporal decoding) can fit. Not called when the
     /// training data has no continuous recordings. Default: nothing to learn.
     mutating func fit(labelSequences: [[Int?]], classCount: Int) throws
+    /// `fit(labelSequences:classCount:)` knowing which class index is the pipeline's rest class
+    /// (`nil`: none), for stages that treat rest apart. Default: the call without it.
+    mutating func fit(labelSequences: [[Int?]], classCount: Int, rest: Int?) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
@@ -271,6 +274,9 @@ public protocol Postprocessor: Stage {
 extension Postprocessor {
     public mutating func prepare(sampleRate: Double?) throws {}
     public mutating func fit(labelSequences: [[Int?]], classCount: Int) throws {}
+    public mutating func fit(labelSequences: [[Int?]], classCount: Int, rest: Int?) throws {
+        try fit(labelSequences: labelSequences, classCount: classCount)
+    }
 }
 
 /// A sequence classifier that can find its classes in an unsegmented stream (subsequence matching),

@@ -14,7 +14,10 @@ import Foundation
 ///
 /// JSON: `{"kind": "hmmFilter", "stay": 0.9}`; after fitting also `"classes": K` and `"transitions"`
 /// (K x K, row-major, row = from). Keys: `stay` in (0, 1) (default 0.9), `floor` (default 1e-3, the
-/// smallest emission a class gets so one confident wrong window cannot zero a belief).
+/// smallest emission a class gets so one confident wrong window cannot zero a belief), `restLeave`
+/// (default 1: learned transitions out of the pipeline's rest class times this, so its expected stay
+/// is that many times shorter; the rest class's long unlabelled gaps otherwise hold the filter in rest
+/// into the activity that follows).
 /// - Complexity: O(K^2) per decision for K classes, no allocation after the first decision.
 public struct HMMFilter: Postprocessor {
     public static let kind = "hmmFilter"
@@ -25,6 +28,9 @@ public struct HMMFilter: Postprocessor {
     /// Whether ``fit(labelSequences:classCount:)`` learns the transitions (`learn`, default true);
     /// false keeps `stay` on the diagonal whatever the training recordings show.
     public var learn: Bool = true
+    /// Multiplies the learned probability of leaving the rest class (the pipeline's `rest`), leaving
+    /// at least 0.01 to stay; 1 learns it like any class.
+    public var restLeave: Float = 1
     /// Learned K x K row-stochastic matrix, row-major; empty when not fitted.
     public var transitions: [Float]
     /// K, the classes of ``transitions`` (0 until fitted or prepared).
@@ -42,13 +48,14 @@ public struct HMMFilter: Postprocessor {
         self.classes = 0
     }
 
-    enum CodingKeys: String, CodingKey { case stay, floor, learn, transitions, classes }
+    enum CodingKeys: String, CodingKey { case stay, floor, learn, restLeave, transitions, classes }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         stay = try c.decodeIfPresent(Float.self, forKey: .stay) ?? 0.9
         floor = try c.decodeIfPresent(Float.self, forKey: .floor) ?? 1e-3
         learn = try c.decodeIfPresent(Bool.self, forKey: .learn) ?? true
+        restLeave = try c.decodeIfPresent(Float.self, forKey: .restLeave) ?? 1
         transitions = try c.decodeIfPresent([Float].self, forKey: .transitions) ?? []
         classes = try c.decodeIfPresent(Int.self, forKey: .classes) ?? 0
     }
@@ -58,6 +65,7 @@ public struct HMMFilter: Postprocessor {
         try c.encode(stay, forKey: .stay)
         try c.encode(floor, forKey: .floor)
         try c.encode(learn, forKey: .learn)
+        if restLeave != 1 { try c.encode(restLeave, forKey: .restLeave) }
         if !transitions.isEmpty {
             try c.encode(classes, forKey: .classes)
             try c.encode(transitions, forKey: .transitions)
@@ -67,6 +75,9 @@ public struct HMMFilter: Postprocessor {
     public func validate() throws {
         if !(stay > 0 && stay < 1) { throw GestureKitError("must be in (0, 1), found \(stay)", field: "stay") }
         if !(floor > 0 && floor < 1) { throw GestureKitError("must be in (0, 1), found \(floor)", field: "floor") }
+        if !(restLeave > 0 && restLeave.isFinite) {
+            throw GestureKitError("must be a finite number above 0, found \(restLeave)", field: "restLeave")
+        }
         if transitions.isEmpty { return }
         if classes < 1 || transitions.count != classes * classes {
             throw GestureKitError("expected \(classes) x \(classes) = \(classes * classes) values, found \(transitions.count)", field: "transitions")
@@ -85,8 +96,9 @@ public struct HMMFilter: Postprocessor {
     /// decision; nil = unlabelled, which breaks a segment). The self-transition of class c is
     /// 1 - 1/L_c for its mean segment length L_c (in decisions), clamped to [0.5, 0.999]; leaving
     /// c goes to the classes it was seen to go to (counts plus 1, so an unseen change stays possible).
+    /// With `rest`, that class's probability of leaving is multiplied by ``restLeave``.
     /// - Complexity: O(total labels + K^2).
-    public mutating func fit(labelSequences: [[Int?]], classCount k: Int) throws {
+    public mutating func fit(labelSequences: [[Int?]], classCount k: Int, rest: Int?) throws {
         guard learn else { return }
         guard k >= 1 else { throw GestureKitError("needs at least one class", field: "classes") }
         var segments = [Int](repeating: 0, count: k), frames = [Int](repeating: 0, count: k)
@@ -105,7 +117,8 @@ public struct HMMFilter: Postprocessor {
         var t = [Float](repeating: 0, count: k * k)
         for r in 0..<k {
             let meanLength = segments[r] > 0 ? Float(frames[r]) / Float(segments[r]) : 1 / (1 - stay)
-            let p = k == 1 ? 1 : min(0.999, max(0.5, 1 - 1 / meanLength))
+            var p = k == 1 ? 1 : min(0.999, max(0.5, 1 - 1 / meanLength))
+            if r == rest, k > 1 { p = max(0.01, 1 - (1 - p) * restLeave) }
             var off: Float = 0
             for c in 0..<k where c != r { off += change[r * k + c] }
             for c in 0..<k { t[r * k + c] = c == r ? p : (1 - p) * change[r * k + c] / max(off, 1e-12) }
@@ -113,6 +126,10 @@ public struct HMMFilter: Postprocessor {
         transitions = t
         classes = k
         reset()
+    }
+
+    public mutating func fit(labelSequences: [[Int?]], classCount k: Int) throws {
+        try fit(labelSequences: labelSequences, classCount: k, rest: nil)
     }
 
     public mutating func reset() {
