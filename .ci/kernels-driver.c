@@ -277,15 +277,47 @@ static void miniRocketFitCases(void) {
     free(x), free(biases), free(positions);
 }
 
+// SPRING column update: 11 templates in two groups of 8 lanes (padding in both), 3 channels, 60
+// frames (every fifth a zero frame, so moves tie); distances and starts after every frame.
+static void springCases(void) {
+    enum { channels = 3, templates = 11, frames = 60 };
+    long lengths[templates], groupLengths[2] = {0, 0}, cells[2];
+    for (long k = 0; k < templates; k++) {
+        lengths[k] = 1 + (k * 7) % 30;
+        if (lengths[k] > groupLengths[k / 8]) groupLengths[k / 8] = lengths[k];
+    }
+    cells[0] = 0;
+    cells[1] = groupLengths[0];
+    const long total = groupLengths[0] + groupLengths[1];
+    float *y = alloc(total * 8 * channels), *d = alloc(total * 8), x[channels];
+    int32_t *s = malloc(sizeof(int32_t) * (size_t)(total * 8));
+    fill(y, total * 8 * channels, -2, 2);
+    for (long i = 0; i < total * 8; i++) d[i] = INFINITY, s[i] = 0;
+    char name[64];
+    for (int t = 0; t < frames; t++) {
+        if (t % 5 == 0) x[0] = x[1] = x[2] = 0;
+        else fill(x, channels, -2, 2);
+        gk_spring_step(x, channels, 2, groupLengths, cells, y, d, s, t);
+        snprintf(name, sizeof name, "spring.d%d", t);
+        putAll(name, d, total * 8);
+        for (long i = 0; i < total * 8; i++) printf("spring.s%d %ld %08x\n", t, i, (unsigned)s[i]);
+        printed += total * 8;
+    }
+    free(y), free(d), free(s);
+}
+
 int main(int argc, char **argv) {
     long lanes = argc > 1 ? atol(argv[1]) : 16;
     gk_dtw_limit_lanes(lanes);
     gk_minirocket_limit_lanes(lanes);
+    gk_spring_limit_lanes(lanes);
     dtwCases();
     lstmCases();
     miniRocketCases();
     miniRocketFitCases();
+    springCases();
     // Lanes go to stderr: they differ by design, the values must not.
-    fprintf(stderr, "lanes: dtw %ld, minirocket %ld; %ld values\n", gk_dtw_lanes(), gk_minirocket_lanes(), printed);
+    fprintf(stderr, "lanes: dtw %ld, minirocket %ld, spring %ld; %ld values\n", gk_dtw_lanes(), gk_minirocket_lanes(),
+            gk_spring_lanes(), printed);
     return 0;
 }

@@ -5,18 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define GK_X86 1
+#include "kernel_prelude.h"
+#ifdef GK_X86
 #include <immintrin.h>
-#endif
-#include "cpu_lanes.h"
-
-// Separate multiplies and adds on every instruction set: a distance is bit-identical whichever
-// variant runs.
-#pragma STDC FP_CONTRACT OFF
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC ignores the standard pragma (and contracts by default): the same request in its own terms.
-#pragma GCC optimize("fp-contract=off")
 #endif
 
 static const uint32_t infinityBits = 0x7f800000u;

@@ -5,18 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-#define GK_X86 1
-#endif
-#include "cpu_lanes.h"
-
-// Separate multiplies and adds on every instruction set: features are bit-identical whichever
-// variant runs.
-#pragma STDC FP_CONTRACT OFF
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC ignores the standard pragma (and contracts by default): the same request in its own terms.
-#pragma GCC optimize("fp-contract=off")
-#endif
+#include "kernel_prelude.h"
 
 // One kernel of one dilation: its channels' alpha and 3x rows and its three weight-2 offsets.
 typedef struct {

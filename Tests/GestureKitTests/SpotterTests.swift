@@ -107,3 +107,76 @@ import Testing
         }
     }
 }
+
+/// The vector kernel that advances every template's subsequence-DTW column, against the scalar
+/// column (`SpringColumn`, what calibration runs) stepped template by template.
+@Suite(.serialized) struct SpringKernelTests {
+    @Test(arguments: [4, 8]) func kernelCellsEqualTheScalarColumns(lanes: Int) throws {
+        DTWSpotter.limitLanes(lanes)
+        defer { DTWSpotter.limitLanes(8) }
+        #expect(DTWSpotter.lanes <= lanes)
+        var rng = SeededGenerator(seed: 7)
+        func uniform() -> Float { Float(rng.next() >> 40) / Float(1 << 24) * 4 - 2 }
+        // 11 templates: two groups, the second with 3 lanes, lengths 1 to 30 (padding in both).
+        let channels = 3
+        let lengths = (0..<11).map { 1 + ($0 * 7) % 30 }
+        var offsets: [Int] = [], templates: [Float] = []
+        for m in lengths {
+            offsets.append(templates.count)
+            templates += (0..<(m * channels)).map { _ in uniform() }
+        }
+        var spotter = DTWSpotter(channels: channels, templates: templates, lengths: lengths, offsets: offsets,
+                                 labels: lengths.indices.map { $0 % 2 }, thresholds: [-1, -1])  // never reports
+        var d = [Float](repeating: .infinity, count: lengths.reduce(0, +)), s = [Int](repeating: 0, count: d.count)
+        var so: [Int] = [], total = 0
+        for m in lengths { so.append(total); total += m }
+        var cost = [Float](repeating: 0, count: 30)
+        for t in 0..<200 {
+            // Frames drawn afresh, repeated, or exactly zero, so ties between the three moves occur.
+            let x: [Float] = t % 5 == 0 ? [0, 0, 0] : (0..<channels).map { _ in uniform() }
+            #expect(x.withUnsafeBufferPointer { spotter.push($0) } == nil)
+            templates.withUnsafeBufferPointer { tp in
+                d.withUnsafeMutableBufferPointer { dp in
+                    s.withUnsafeMutableBufferPointer { sp in
+                        cost.withUnsafeMutableBufferPointer { cp in
+                            x.withUnsafeBufferPointer { xp in
+                                for k in lengths.indices {
+                                    var column = SpringColumn(k, t, tp, dp, sp, cp.baseAddress!, lengths, offsets, so)
+                                    column.fillCost(xp, channels: channels)
+                                    for i in 0..<lengths[k] { column.step(i) }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for k in lengths.indices {
+                for i in 0..<lengths[k] {
+                    let at = spotter.cell(k, i)
+                    #expect(spotter.distances[at].bitPattern == d[so[k] + i].bitPattern, "frame \(t), template \(k), cell \(i)")
+                    #expect(spotter.base + Int(spotter.starts[at]) == s[so[k] + i], "frame \(t), template \(k), cell \(i)")
+                }
+            }
+        }
+    }
+
+    /// Starts are 32-bit offsets from a base moved forward when the stream grows long: a stream
+    /// pushed from frame 2^30 - 40 on (across the move) gives the same matches, shifted.
+    @Test func longStreamsKeepTheirMatches() throws {
+        let up: [[Float]] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4.5]]
+        let down: [[Float]] = [[4, 3, 2, 1, 0], [4.5, 3, 2, 1, 0]]
+        var dtw = DTWClassifier(variant: .dependent, nullRejection: 1)
+        try dtw.train((up + down).map { TimeSeries(channels: [$0]) }, labels: [0, 0, 1, 1], classes: ["up", "down"])
+        let filler = [Float](repeating: 20, count: 20)
+        let stream = (filler + up[0] + filler + down[0] + filler + up[1] + filler).map { [$0] }
+        var fresh = try DTWSpotter(classifier: dtw)
+        let expected = SpotterTests.push(&fresh, stream).map(\.0)
+        #expect(expected.count == 3)
+        var late = try DTWSpotter(classifier: dtw)
+        let shift = (1 << 30) - 40
+        late.frame = shift
+        let found = SpotterTests.push(&late, stream).map(\.0)
+        #expect(late.base == 1 << 29)
+        #expect(found == expected.map { SpotterMatch(classIndex: $0.classIndex, distance: $0.distance, start: $0.start + shift, end: $0.end + shift) })
+    }
+}

@@ -2,3 +2,4 @@
 #include "gk_dtw.h"
 #include "gk_lstm.h"
 #include "gk_minirocket.h"
+#include "gk_spring.h"

@@ -1,3 +1,5 @@
+import CGestureKernels
+
 /// A gesture found in a stream by ``DTWSpotter``.
 public struct SpotterMatch: Sendable, Hashable {
     /// Index into the classifier's classes.
@@ -46,18 +48,20 @@ public struct SpotterMatch: Sendable, Hashable {
 /// ```
 public struct DTWSpotter: Sendable {
     let channels: Int
-    let templates: [Float]
     let lengths: [Int]
-    let offsets: [Int]
-    let stateOffsets: [Int]
     let labels: [Int]
     let thresholds: [Float]
     /// Median template length per class: how long one performance of it lasts.
     let typicalLengths: [Int]
-    // Per-stream state, sized at init; push never allocates.
+    /// Templates in groups of 8, one per vector lane (see `gk_spring_step`): each group's cell count
+    /// (its longest template), first cell, and its values interleaved by lane.
+    let groupLengths: [Int]
+    let groupCells: [Int]
+    let interleaved: [Float]
+    // Per-stream state, sized at init; push never allocates. Starts are frames since `base`.
     var distances: [Float]
-    var starts: [Int]
-    var cost: [Float]
+    var starts: [Int32]
+    var base = 0
     var frame = 0
     var candidate: SpotterMatch?
     /// The last report, stretched over the continuations it absorbed.
@@ -87,95 +91,123 @@ public struct DTWSpotter: Sendable {
     /// A spotter over prepared channel-major templates (`offsets[k]` is where template `k` starts).
     init(channels: Int, templates: [Float], lengths: [Int], offsets: [Int], labels: [Int], thresholds: [Float]) {
         self.channels = channels
-        self.templates = templates
         self.lengths = lengths
-        self.offsets = offsets
         self.labels = labels
         self.thresholds = thresholds
         typicalLengths = (0..<thresholds.count).map { c in
             let own = lengths.indices.filter { labels[$0] == c }.map { lengths[$0] }.sorted()
             return own.isEmpty ? 0 : own[own.count / 2]
         }
-        var so: [Int] = []
-        var total = 0
-        for m in lengths { so.append(total); total += m }
-        stateOffsets = so
-        distances = [Float](repeating: .infinity, count: total)
-        starts = [Int](repeating: 0, count: total)
-        cost = [Float](repeating: 0, count: 2 * (lengths.max() ?? 0))
+        var gl: [Int] = [], gc: [Int] = []
+        var cells = 0
+        for g in stride(from: 0, to: lengths.count, by: 8) {
+            let m = lengths[g..<min(g + 8, lengths.count)].max() ?? 0
+            gl.append(m)
+            gc.append(cells)
+            cells += m
+        }
+        var y = [Float](repeating: 0, count: cells * 8 * channels)
+        for k in lengths.indices {
+            let (g, lane) = (k / 8, k % 8), m = gl[g]
+            for c in 0..<channels {
+                for i in 0..<lengths[k] { y[(gc[g] * channels + c * m + i) * 8 + lane] = templates[offsets[k] + c * lengths[k] + i] }
+            }
+        }
+        groupLengths = gl
+        groupCells = gc
+        interleaved = y
+        distances = [Float](repeating: .infinity, count: cells * 8)
+        starts = [Int32](repeating: 0, count: cells * 8)
     }
+
+    /// Lanes of the column kernel in use (8 with AVX2, else 4); results do not depend on it.
+    static var lanes: Int { gk_spring_lanes() }
+    /// Caps the kernel's lanes, for tests comparing the variants.
+    static func limitLanes(_ lanes: Int) { gk_spring_limit_lanes(lanes) }
+
+    /// Where template `k`'s cell `i` is in `distances` and `starts`.
+    @inline(__always)
+    func cell(_ k: Int, _ i: Int) -> Int { (groupCells[k / 8] + i) * 8 + k % 8 }
 
     /// Forgets the stream: frame numbers restart at 0 and no partial match is kept.
     public mutating func reset() {
         for i in distances.indices { distances[i] = .infinity; starts[i] = 0 }
+        base = 0
         frame = 0
         candidate = nil
         lastReport = nil
     }
 
     /// Feeds one frame of `channels` values; returns a match when one has become final.
-    /// - Complexity: O(sum of template lengths * channels) per frame; no allocation.
+    /// - Complexity: O(sum of template lengths * channels) per frame (8 templates per step of the
+    ///   vector kernel); no allocation.
     public mutating func push(_ x: UnsafeBufferPointer<Float>) -> SpotterMatch? {
         precondition(x.count == channels, "DTWSpotter: frame of \(x.count) values, trained on \(channels) channels")
         let t = frame
         frame += 1
-        var cand = candidate
-        var reported = false
-        let c = channels
-        templates.withUnsafeBufferPointer { tp in
-            distances.withUnsafeMutableBufferPointer { dp in
-                starts.withUnsafeMutableBufferPointer { sp in
-                    cost.withUnsafeMutableBufferPointer { cp in
-                        let maxLength = cp.count / 2
-                        // Templates advance two at a time: their cell-to-cell chains are independent,
-                        // so the processor overlaps them.
-                        var k = 0
-                        while k < lengths.count {
-                            var a = SpringColumn(k, t, tp, dp, sp, cp.baseAddress!, lengths, offsets, stateOffsets)
-                            a.fillCost(x, channels: c)
-                            if k + 1 < lengths.count {
-                                var b = SpringColumn(k + 1, t, tp, dp, sp, cp.baseAddress! + maxLength, lengths, offsets, stateOffsets)
-                                b.fillCost(x, channels: c)
-                                let shared = min(a.m, b.m)
-                                for i in 0..<shared {
-                                    a.step(i)
-                                    b.step(i)
-                                }
-                                for i in shared..<a.m { a.step(i) }
-                                for i in shared..<b.m { b.step(i) }
-                                Self.consider(b, labels, thresholds, &cand)
-                            } else {
-                                for i in 0..<a.m { a.step(i) }
-                            }
-                            Self.consider(a, labels, thresholds, &cand)
-                            k += 2
+        // Starts are kept as 32-bit offsets from `base`; far older starts only ever fail the length
+        // and conflict tests, so clamping them keeps every decision.
+        if t - base >= 1 << 30 {
+            let shift = 1 << 29, oldest = Int(Int32.min / 2)
+            for i in starts.indices { starts[i] = Int32(max(Int(starts[i]) - shift, oldest)) }
+            base += shift
+        }
+        let channels = self.channels
+        groupLengths.withUnsafeBufferPointer { gl in
+            groupCells.withUnsafeBufferPointer { gc in
+                interleaved.withUnsafeBufferPointer { y in
+                    distances.withUnsafeMutableBufferPointer { d in
+                        starts.withUnsafeMutableBufferPointer { s in
+                            gk_spring_step(x.baseAddress!, channels, gl.count, gl.baseAddress!, gc.baseAddress!, y.baseAddress!,
+                                           d.baseAddress!, s.baseAddress!, Int32(t - base))
                         }
                     }
-                    // Report the candidate once no conflicting live path can beat it, then drop those
-                    // paths. A path conflicts when it started before the candidate's last eighth (a
-                    // later start is the next gesture, performed back to back) and can still end at a
-                    // plausible length (so stillness after a gesture does not hold its report back).
-                    guard let best = cand else { return }
-                    let mid = Self.conflictEnd(best)
-                    for k in lengths.indices {
-                        let base = stateOffsets[k], earliest = t + 1 - DTWSpotter.maxWarp * lengths[k]
-                        for i in base..<(base + lengths[k]) where dp[i] < best.distance && sp[i] <= mid && sp[i] >= earliest {
-                            return
-                        }
-                    }
-                    for i in 0..<dp.count where sp[i] <= mid { dp[i] = .infinity }
-                    reported = true
                 }
             }
         }
-        candidate = reported ? nil : cand
-        guard reported, let match = cand else { return nil }
-        if let last = lastReport, isContinuation(match, of: last) {
-            lastReport?.end = match.end
+        var cand = candidate
+        // In pairs, the later template first: the order ties have always been broken in.
+        var k = 0
+        while k < lengths.count {
+            if k + 1 < lengths.count { consider(k + 1, t, &cand) }
+            consider(k, t, &cand)
+            k += 2
+        }
+        guard let best = cand else {
+            candidate = nil
             return nil
         }
-        lastReport = match
-        return match
+        // Report the candidate once no conflicting live path can beat it, then drop those paths. A
+        // path conflicts when it started before the candidate's last eighth (a later start is the
+        // next gesture, performed back to back) and can still end at a plausible length (so
+        // stillness after a gesture does not hold its report back).
+        let mid = Self.conflictEnd(best) - base
+        let conflicting = distances.withUnsafeBufferPointer { d in
+            starts.withUnsafeBufferPointer { s in
+                lengths.indices.contains { k in
+                    let earliest = t + 1 - DTWSpotter.maxWarp * lengths[k] - base
+                    var at = cell(k, 0)
+                    for _ in 0..<lengths[k] {
+                        let start = Int(s[at])
+                        if d[at] < best.distance && start <= mid && start >= earliest { return true }
+                        at += 8
+                    }
+                    return false
+                }
+            }
+        }
+        if conflicting {
+            candidate = cand
+            return nil
+        }
+        for i in distances.indices where Int(starts[i]) <= mid { distances[i] = .infinity }
+        candidate = nil
+        if let last = lastReport, isContinuation(best, of: last) {
+            lastReport?.end = best.end
+            return nil
+        }
+        lastReport = best
+        return best
     }
 
     /// Whether `m` is the rest of the gesture reported as `last` rather than the next one: it starts
@@ -194,17 +226,17 @@ public struct DTWSpotter: Sendable {
     @inline(__always)
     static func conflictEnd(_ m: SpotterMatch) -> Int { m.end - (m.end - m.start) / 8 }
 
-    /// Takes template `column`'s whole-template distance as the candidate when it is within its
-    /// class's threshold and better than the candidate so far.
+    /// Takes template `k`'s whole-template distance at frame `t` as the candidate when it is within
+    /// its class's threshold and better than the candidate so far.
     @inline(__always)
-    private static func consider(_ column: SpringColumn, _ labels: [Int], _ thresholds: [Float], _ cand: inout SpotterMatch?) {
-        let whole = column.d[column.m - 1], cls = labels[column.template], start = column.s[column.m - 1]
+    private func consider(_ k: Int, _ t: Int, _ cand: inout SpotterMatch?) {
+        let at = cell(k, lengths[k] - 1)
+        let whole = distances[at], cls = labels[k], start = base + Int(starts[at])
         // A match that starts in the candidate's last eighth is the next gesture: it waits until
         // the candidate is reported rather than replacing it.
-        if let c = cand, start > conflictEnd(c) { return }
-        if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity),
-           plausibleLength(column.t - start + 1, template: column.m) {
-            cand = SpotterMatch(classIndex: cls, distance: whole, start: column.s[column.m - 1], end: column.t)
+        if let c = cand, start > Self.conflictEnd(c) { return }
+        if whole <= thresholds[cls], whole < (cand?.distance ?? .infinity), plausibleLength(t - start + 1, template: lengths[k]) {
+            cand = SpotterMatch(classIndex: cls, distance: whole, start: start, end: t)
         }
     }
 }
