@@ -116,6 +116,19 @@ static void convolveInto(const Work *w, long d, long kernel, const int *chans, l
     if (count <= 0) memset(w->c, 0, sizeof(float) * w->n);
 }
 
+// Kernel k at dilation d over the first `count` (at most 9) of `chans`: its rows and offsets.
+static MRKernel kernelAt(const Work *w, long d, long k, const int *chans, long count) {
+    MRKernel kk;
+    const int *idx = kernelTaps[k];
+    kk.count = count;
+    kk.o0 = (idx[0] - 4) * d, kk.o1 = (idx[1] - 4) * d, kk.o2 = (idx[2] - 4) * d;
+    for (long i = 0; i < count && i < 9; i++) {
+        kk.a[i] = w->alpha + chans[i] * w->n;
+        kk.g[i] = w->g + chans[i] * w->stride + w->pad;
+    }
+    return kk;
+}
+
 void gk_minirocket_convolve(const float *x, long n, long channels, long dilation, long kernel, const int *chans,
                             long count, float *scratch, float *out) {
     if (n <= 0) return;
@@ -196,20 +209,14 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                 continue;
             }
             // Convolve and count in one pass over the counted range only.
-            const float *a[9], *g[9];
-            for (long i = 0; i < count; i++) {
-                a[i] = w.alpha + chans[i] * n;
-                g[i] = w.g + chans[i] * w.stride + w.pad;
-            }
-            const int *idx = kernelTaps[k];
-            const long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
+            const MRKernel kk = kernelAt(&w, d, k, chans, count);
             long above[8];
 #ifdef GK_X86
-            if (lanes == 16) fused512(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
-            else if (lanes == 8) fused256(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+            if (lanes == 16) fused512(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
+            else if (lanes == 8) fused256(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
             else
 #endif
-                fused128(a, g, count, o0, o1, o2, start, len, biases + f, above, per);
+                fused128(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
             for (long q = 0; q < per; q++, f++) out[f] = proportion(above[q], len);
         }
     }
@@ -251,21 +258,14 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
         // Register-transposed blocks of 8 (4 without AVX2) kernels; AVX-512 uses the 8-lane blocks.
         const long block = lanes >= 8 ? 8 : 4;
         int usual = n >= block;
-        const long first = chanStart;
+        const int *chans[84];
         for (long k = 0; k < 84; k++) {
             const long count = channel_counts[c + k];
-            const int *chans = channel_indices + chanStart;
+            chans[k] = channel_indices + chanStart;
             chanStart += count;
             edge[k] = padded[c + k] ? 1 : 0;
-            const int *idx = kernelTaps[k];
-            MRKernel *kk = kernels + k;
-            kk->count = count;
-            kk->o0 = (idx[0] - 4) * d, kk->o1 = (idx[1] - 4) * d, kk->o2 = (idx[2] - 4) * d;
+            kernels[k] = kernelAt(&w, d, k, chans[k], count);
             usual &= count >= 1 && count <= 9;
-            for (long i = 0; i < count && i < 9; i++) {
-                kk->a[i] = w.alpha + chans[i] * n;
-                kk->g[i] = w.g + chans[i] * w.stride + w.pad;
-            }
         }
         if (usual) {
             for (long k = 0; k < 84; k += block) {
@@ -279,13 +279,10 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
         } else {
             // Frames fewer than a block, or a channel count no fit makes: each kernel's row, then
             // transposed 16 frames at a time (the rows written stay in the first-level cache).
-            long at = first;
             for (long k = 0; k < 84; k++) {
-                const long count = channel_counts[c + k];
                 Work into = w;
                 into.c = outputs + k * n;
-                convolveInto(&into, d, k, channel_indices + at, count, lanes);
-                at += count;
+                convolveInto(&into, d, k, chans[k], kernels[k].count, lanes);
             }
             for (long t0 = 0; t0 < n; t0 += 16) {
                 const long t1 = t0 + 16 < n ? t0 + 16 : n;
