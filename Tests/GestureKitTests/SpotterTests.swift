@@ -109,12 +109,36 @@ import Testing
 }
 
 /// The vector kernel that advances every template's subsequence-DTW column, against the scalar
-/// column (`SpringColumn`, what calibration runs) stepped template by template.
+/// column update written out here, template by template.
 @Suite(.serialized) struct SpringKernelTests {
+    /// One template's column (channel-major `y`, `m` frames) advanced by frame `x` at stream frame
+    /// `t`: squared Euclidean cost plus the cheapest of up, diag and left (ties: left, diag, up);
+    /// row -1 is free (0, starting at `t`).
+    static func scalarStep(_ x: [Float], _ y: ArraySlice<Float>, m: Int, d: inout ArraySlice<Float>, s: inout ArraySlice<Int>, t: Int) {
+        var left: Float = 0, diag: Float = 0, leftStart = t, diagStart = t
+        let y0 = y.startIndex, d0 = d.startIndex, s0 = s.startIndex
+        for i in 0..<m {
+            var cost: Float = 0
+            for c in x.indices {
+                let e = x[c] - y[y0 + c * m + i]
+                cost = c == 0 ? e * e : cost + e * e
+            }
+            let up = d[d0 + i], upStart = s[s0 + i]
+            let takeUp = up < diag
+            let du = takeUp ? up : diag, duStart = takeUp ? upStart : diagStart
+            let takeDU = du < left
+            let best = takeDU ? du : left, bestStart = takeDU ? duStart : leftStart
+            let v = cost + best
+            d[d0 + i] = v
+            s[s0 + i] = bestStart
+            (diag, diagStart, left, leftStart) = (up, upStart, v, bestStart)
+        }
+    }
+
     @Test(arguments: [4, 8]) func kernelCellsEqualTheScalarColumns(lanes: Int) throws {
-        DTWSpotter.limitLanes(lanes)
-        defer { DTWSpotter.limitLanes(8) }
-        #expect(DTWSpotter.lanes <= lanes)
+        SpringColumns.limitLanes(lanes)
+        defer { SpringColumns.limitLanes(8) }
+        #expect(SpringColumns.lanes <= lanes)
         var rng = SeededGenerator(seed: 7)
         func uniform() -> Float { Float(rng.next() >> 40) / Float(1 << 24) * 4 - 2 }
         // 11 templates: two groups, the second with 3 lanes, lengths 1 to 30 (padding in both).
@@ -125,37 +149,24 @@ import Testing
             offsets.append(templates.count)
             templates += (0..<(m * channels)).map { _ in uniform() }
         }
-        var spotter = DTWSpotter(channels: channels, templates: templates, lengths: lengths, offsets: offsets,
-                                 labels: lengths.indices.map { $0 % 2 }, thresholds: [-1, -1])  // never reports
-        var d = [Float](repeating: .infinity, count: lengths.reduce(0, +)), s = [Int](repeating: 0, count: d.count)
+        var columns = SpringColumns(channels: channels, templates: templates, lengths: lengths, offsets: offsets)
+        var d = [Float](repeating: .infinity, count: templates.count / channels), s = [Int](repeating: 0, count: d.count)
         var so: [Int] = [], total = 0
         for m in lengths { so.append(total); total += m }
-        var cost = [Float](repeating: 0, count: 30)
         for t in 0..<200 {
-            // Frames drawn afresh, repeated, or exactly zero, so ties between the three moves occur.
+            // Frames drawn afresh, or exactly zero, so ties between the three moves occur.
             let x: [Float] = t % 5 == 0 ? [0, 0, 0] : (0..<channels).map { _ in uniform() }
-            #expect(x.withUnsafeBufferPointer { spotter.push($0) } == nil)
-            templates.withUnsafeBufferPointer { tp in
-                d.withUnsafeMutableBufferPointer { dp in
-                    s.withUnsafeMutableBufferPointer { sp in
-                        cost.withUnsafeMutableBufferPointer { cp in
-                            x.withUnsafeBufferPointer { xp in
-                                for k in lengths.indices {
-                                    var column = SpringColumn(k, t, tp, dp, sp, cp.baseAddress!, lengths, offsets, so)
-                                    column.fillCost(xp, channels: channels)
-                                    for i in 0..<lengths[k] { column.step(i) }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            x.withUnsafeBufferPointer { columns.step($0, frame: t) }
             for k in lengths.indices {
+                let cells = so[k]..<(so[k] + lengths[k])
+                Self.scalarStep(x, templates[offsets[k]..<(offsets[k] + lengths[k] * channels)], m: lengths[k],
+                                d: &d[cells], s: &s[cells], t: t)
                 for i in 0..<lengths[k] {
-                    let at = spotter.cell(k, i)
-                    #expect(spotter.distances[at].bitPattern == d[so[k] + i].bitPattern, "frame \(t), template \(k), cell \(i)")
-                    #expect(spotter.base + Int(spotter.starts[at]) == s[so[k] + i], "frame \(t), template \(k), cell \(i)")
+                    let at = columns.cell(k, i)
+                    #expect(columns.distances[at].bitPattern == d[so[k] + i].bitPattern, "frame \(t), template \(k), cell \(i)")
+                    #expect(columns.base + Int(columns.starts[at]) == s[so[k] + i], "frame \(t), template \(k), cell \(i)")
                 }
+                #expect(columns.whole(k) == (d[so[k] + lengths[k] - 1], s[so[k] + lengths[k] - 1]))
             }
         }
     }
@@ -176,7 +187,7 @@ import Testing
         let shift = (1 << 30) - 40
         late.frame = shift
         let found = SpotterTests.push(&late, stream).map(\.0)
-        #expect(late.base == 1 << 29)
+        #expect(late.columns.base == 1 << 29)
         #expect(found == expected.map { SpotterMatch(classIndex: $0.classIndex, distance: $0.distance, start: $0.start + shift, end: $0.end + shift) })
     }
 }

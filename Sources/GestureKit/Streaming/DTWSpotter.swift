@@ -53,15 +53,8 @@ public struct DTWSpotter: Sendable {
     let thresholds: [Float]
     /// Median template length per class: how long one performance of it lasts.
     let typicalLengths: [Int]
-    /// Templates in groups of 8, one per vector lane (see `gk_spring_step`): each group's cell count
-    /// (its longest template), first cell, and its values interleaved by lane.
-    let groupLengths: [Int]
-    let groupCells: [Int]
-    let interleaved: [Float]
-    // Per-stream state, sized at init; push never allocates. Starts are frames since `base`.
-    var distances: [Float]
-    var starts: [Int32]
-    var base = 0
+    // Per-stream state, sized at init; push never allocates.
+    var columns: SpringColumns
     var frame = 0
     var candidate: SpotterMatch?
     /// The last report, stretched over the continuations it absorbed.
@@ -98,41 +91,12 @@ public struct DTWSpotter: Sendable {
             let own = lengths.indices.filter { labels[$0] == c }.map { lengths[$0] }.sorted()
             return own.isEmpty ? 0 : own[own.count / 2]
         }
-        var gl: [Int] = [], gc: [Int] = []
-        var cells = 0
-        for g in stride(from: 0, to: lengths.count, by: 8) {
-            let m = lengths[g..<min(g + 8, lengths.count)].max() ?? 0
-            gl.append(m)
-            gc.append(cells)
-            cells += m
-        }
-        var y = [Float](repeating: 0, count: cells * 8 * channels)
-        for k in lengths.indices {
-            let (g, lane) = (k / 8, k % 8), m = gl[g]
-            for c in 0..<channels {
-                for i in 0..<lengths[k] { y[(gc[g] * channels + c * m + i) * 8 + lane] = templates[offsets[k] + c * lengths[k] + i] }
-            }
-        }
-        groupLengths = gl
-        groupCells = gc
-        interleaved = y
-        distances = [Float](repeating: .infinity, count: cells * 8)
-        starts = [Int32](repeating: 0, count: cells * 8)
+        columns = SpringColumns(channels: channels, templates: templates, lengths: lengths, offsets: offsets)
     }
-
-    /// Lanes of the column kernel in use (8 with AVX2, else 4); results do not depend on it.
-    static var lanes: Int { gk_spring_lanes() }
-    /// Caps the kernel's lanes, for tests comparing the variants.
-    static func limitLanes(_ lanes: Int) { gk_spring_limit_lanes(lanes) }
-
-    /// Where template `k`'s cell `i` is in `distances` and `starts`.
-    @inline(__always)
-    func cell(_ k: Int, _ i: Int) -> Int { (groupCells[k / 8] + i) * 8 + k % 8 }
 
     /// Forgets the stream: frame numbers restart at 0 and no partial match is kept.
     public mutating func reset() {
-        for i in distances.indices { distances[i] = .infinity; starts[i] = 0 }
-        base = 0
+        columns.reset()
         frame = 0
         candidate = nil
         lastReport = nil
@@ -145,26 +109,7 @@ public struct DTWSpotter: Sendable {
         precondition(x.count == channels, "DTWSpotter: frame of \(x.count) values, trained on \(channels) channels")
         let t = frame
         frame += 1
-        // Starts are kept as 32-bit offsets from `base`; far older starts only ever fail the length
-        // and conflict tests, so clamping them keeps every decision.
-        if t - base >= 1 << 30 {
-            let shift = 1 << 29, oldest = Int(Int32.min / 2)
-            for i in starts.indices { starts[i] = Int32(max(Int(starts[i]) - shift, oldest)) }
-            base += shift
-        }
-        let channels = self.channels
-        groupLengths.withUnsafeBufferPointer { gl in
-            groupCells.withUnsafeBufferPointer { gc in
-                interleaved.withUnsafeBufferPointer { y in
-                    distances.withUnsafeMutableBufferPointer { d in
-                        starts.withUnsafeMutableBufferPointer { s in
-                            gk_spring_step(x.baseAddress!, channels, gl.count, gl.baseAddress!, gc.baseAddress!, y.baseAddress!,
-                                           d.baseAddress!, s.baseAddress!, Int32(t - base))
-                        }
-                    }
-                }
-            }
-        }
+        columns.step(x, frame: t)
         var cand = candidate
         // In pairs, the later template first: the order ties have always been broken in.
         var k = 0
@@ -181,12 +126,12 @@ public struct DTWSpotter: Sendable {
         // path conflicts when it started before the candidate's last eighth (a later start is the
         // next gesture, performed back to back) and can still end at a plausible length (so
         // stillness after a gesture does not hold its report back).
-        let mid = Self.conflictEnd(best) - base
-        let conflicting = distances.withUnsafeBufferPointer { d in
-            starts.withUnsafeBufferPointer { s in
+        let mid = Self.conflictEnd(best) - columns.base
+        let conflicting = columns.distances.withUnsafeBufferPointer { d in
+            columns.starts.withUnsafeBufferPointer { s in
                 lengths.indices.contains { k in
-                    let earliest = t + 1 - DTWSpotter.maxWarp * lengths[k] - base
-                    var at = cell(k, 0)
+                    let earliest = t + 1 - DTWSpotter.maxWarp * lengths[k] - columns.base
+                    var at = columns.cell(k, 0)
                     for _ in 0..<lengths[k] {
                         let start = Int(s[at])
                         if d[at] < best.distance && start <= mid && start >= earliest { return true }
@@ -200,7 +145,7 @@ public struct DTWSpotter: Sendable {
             candidate = cand
             return nil
         }
-        for i in distances.indices where Int(starts[i]) <= mid { distances[i] = .infinity }
+        columns.forget(startingBy: mid)
         candidate = nil
         if let last = lastReport, isContinuation(best, of: last) {
             lastReport?.end = best.end
@@ -230,8 +175,8 @@ public struct DTWSpotter: Sendable {
     /// its class's threshold and better than the candidate so far.
     @inline(__always)
     private func consider(_ k: Int, _ t: Int, _ cand: inout SpotterMatch?) {
-        let at = cell(k, lengths[k] - 1)
-        let whole = distances[at], cls = labels[k], start = base + Int(starts[at])
+        let (whole, start) = columns.whole(k)
+        let cls = labels[k]
         // A match that starts in the candidate's last eighth is the next gesture: it waits until
         // the candidate is reported rather than replacing it.
         if let c = cand, start > Self.conflictEnd(c) { return }
@@ -258,63 +203,99 @@ extension DTWSpotter {
     static let continuationLength: Float = 1.25
 }
 
-/// One template's column of the subsequence-DTW matrix, advanced by one stream frame in place.
-struct SpringColumn {
-    let template: Int
-    let t: Int
-    let m: Int
-    let y: UnsafePointer<Float>
-    let d: UnsafeMutablePointer<Float>
-    let s: UnsafeMutablePointer<Int>
-    let cost: UnsafeMutablePointer<Float>
-    // Row -1 is free (distance 0, starting now), which is what lets a match begin at any frame.
-    var left: Float = 0
-    var leftStart: Int
-    var diag: Float = 0
-    var diagStart: Int
+/// The subsequence-DTW column of every template (SPRING), advanced one stream frame at a time by the
+/// vector kernel `gk_spring_step`: templates in groups of 8, one per lane, each group as long as its
+/// longest template (the others' extra cells are computed and never read). Row -1 is free
+/// (distance 0, starting now), which is what lets a match begin at any frame. Ties prefer left,
+/// then diag, then up.
+struct SpringColumns: Sendable {
+    let channels: Int
+    let lengths: [Int]
+    /// Per group: its cell count and first cell; the template values interleaved by lane.
+    let groupLengths: [Int]
+    let groupCells: [Int]
+    let interleaved: [Float]
+    /// Cell (group g, cell i, lane j) at `(groupCells[g] + i) * 8 + j`.
+    var distances: [Float]
+    /// Start frames as 32-bit offsets from `base`.
+    var starts: [Int32]
+    var base = 0
 
-    @inline(__always)
-    init(_ k: Int, _ t: Int, _ tp: UnsafeBufferPointer<Float>, _ dp: UnsafeMutableBufferPointer<Float>,
-         _ sp: UnsafeMutableBufferPointer<Int>, _ cost: UnsafeMutablePointer<Float>,
-         _ lengths: [Int], _ offsets: [Int], _ stateOffsets: [Int]) {
-        template = k
-        self.t = t
-        m = lengths[k]
-        y = tp.baseAddress! + offsets[k]
-        d = dp.baseAddress! + stateOffsets[k]
-        s = sp.baseAddress! + stateOffsets[k]
-        self.cost = cost
-        leftStart = t
-        diagStart = t
-    }
-
-    /// Squared Euclidean cost of frame `x` against every template frame (channel-major template).
-    @inline(__always)
-    func fillCost(_ x: UnsafeBufferPointer<Float>, channels c: Int) {
-        let x0 = x[0]
-        for i in 0..<m { let e = x0 - y[i]; cost[i] = e * e }
-        for ch in 1..<max(c, 1) {
-            let xc = x[ch], yc = y + ch * m
-            for i in 0..<m { let e = xc - yc[i]; cost[i] += e * e }
+    /// Columns over channel-major templates (`offsets[k]` is where template `k` starts).
+    init(channels: Int, templates: [Float], lengths: [Int], offsets: [Int]) {
+        self.channels = channels
+        self.lengths = lengths
+        var gl: [Int] = [], gc: [Int] = []
+        var cells = 0
+        for g in stride(from: 0, to: lengths.count, by: 8) {
+            let m = lengths[g..<min(g + 8, lengths.count)].max() ?? 0
+            gl.append(m)
+            gc.append(cells)
+            cells += m
         }
+        var y = [Float](repeating: 0, count: cells * 8 * channels)
+        for k in lengths.indices {
+            let (g, lane) = (k / 8, k % 8), m = gl[g]
+            for c in 0..<channels {
+                for i in 0..<lengths[k] { y[(gc[g] * channels + c * m + i) * 8 + lane] = templates[offsets[k] + c * lengths[k] + i] }
+            }
+        }
+        groupLengths = gl
+        groupCells = gc
+        interleaved = y
+        distances = [Float](repeating: .infinity, count: cells * 8)
+        starts = [Int32](repeating: 0, count: cells * 8)
     }
 
-    /// Cell `i` of column t from column t - 1. min(diag, up) does not depend on the cell just
-    /// computed, so only one compare and the add stay on the chain from cell to cell. Ties prefer
-    /// left, then diag, then up.
+    /// Lanes of the kernel in use (8 with AVX2, else 4); results do not depend on it.
+    static var lanes: Int { gk_spring_lanes() }
+    /// Caps the kernel's lanes, for tests comparing the variants.
+    static func limitLanes(_ lanes: Int) { gk_spring_limit_lanes(lanes) }
+
+    /// Where template `k`'s cell `i` is in `distances` and `starts`.
     @inline(__always)
-    mutating func step(_ i: Int) {
-        let up = d[i], upStart = s[i]
-        let takeUp = up < diag
-        let du = takeUp ? up : diag, duStart = takeUp ? upStart : diagStart
-        let takeDU = du < left
-        let best = takeDU ? du : left, bestStart = takeDU ? duStart : leftStart
-        let v = cost[i] + best
-        d[i] = v
-        s[i] = bestStart
-        diag = up
-        diagStart = upStart
-        left = v
-        leftStart = bestStart
+    func cell(_ k: Int, _ i: Int) -> Int { (groupCells[k / 8] + i) * 8 + k % 8 }
+
+    /// Template `k`'s whole-template distance and the stream frame its path started at.
+    @inline(__always)
+    func whole(_ k: Int) -> (distance: Float, start: Int) {
+        let at = cell(k, lengths[k] - 1)
+        return (distances[at], base + Int(starts[at]))
+    }
+
+    /// No partial match: every cell unreachable.
+    mutating func reset() {
+        for i in distances.indices { distances[i] = .infinity; starts[i] = 0 }
+        base = 0
+    }
+
+    /// Drops the paths that started at or before `base + last`.
+    mutating func forget(startingBy last: Int) {
+        for i in distances.indices where Int(starts[i]) <= last { distances[i] = .infinity }
+    }
+
+    /// Advances every column by frame `x` (`channels` values), stream frame `t`.
+    /// - Complexity: O(sum of group lengths * 8 * channels); no allocation.
+    mutating func step(_ x: UnsafeBufferPointer<Float>, frame t: Int) {
+        // Far older starts only ever fail the length and conflict tests, so clamping them when the
+        // base moves keeps every decision.
+        if t - base >= 1 << 30 {
+            let shift = 1 << 29, oldest = Int(Int32.min / 2)
+            for i in starts.indices { starts[i] = Int32(max(Int(starts[i]) - shift, oldest)) }
+            base += shift
+        }
+        let channels = self.channels, at = Int32(t - base)
+        groupLengths.withUnsafeBufferPointer { gl in
+            groupCells.withUnsafeBufferPointer { gc in
+                interleaved.withUnsafeBufferPointer { y in
+                    distances.withUnsafeMutableBufferPointer { d in
+                        starts.withUnsafeMutableBufferPointer { s in
+                            gk_spring_step(x.baseAddress!, channels, gl.count, gl.baseAddress!, gc.baseAddress!, y.baseAddress!,
+                                           d.baseAddress!, s.baseAddress!, at)
+                        }
+                    }
+                }
+            }
+        }
     }
 }

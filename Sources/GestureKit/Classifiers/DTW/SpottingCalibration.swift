@@ -127,19 +127,12 @@ public struct SpottingCalibration: Sendable, Hashable {
 /// cheapest true and false matches (see ``SpottingCalibration``).
 struct SpringScan {
     let model: DTWClassifier.Model
-    let stateOffsets: [Int]
-    var d: [Float]
-    var s: [Int]
-    var cost: [Float]
+    var columns: SpringColumns
 
     init(_ model: DTWClassifier.Model) {
         self.model = model
-        var so: [Int] = [], total = 0
-        for m in model.lengths { so.append(total); total += m }
-        stateOffsets = so
-        d = [Float](repeating: .infinity, count: total)
-        s = [Int](repeating: 0, count: total)
-        cost = [Float](repeating: 0, count: model.maxLength)
+        columns = SpringColumns(channels: model.channels, templates: model.templates, lengths: model.lengths,
+                                offsets: model.offsets)
     }
 
     struct Result {
@@ -168,31 +161,20 @@ struct SpringScan {
         let classCount = model.classes.count
         // Cheapest match per class and per overlap pattern: bit 0 overlaps span 0, bit 1 span 1.
         var cheapest = [Float](repeating: .infinity, count: classCount * 4)
-        for i in d.indices { d[i] = .infinity; s[i] = 0 }
-        let lengths = model.lengths, offsets = model.offsets, so = stateOffsets, labels = model.labels
+        columns.reset()
+        let lengths = model.lengths, labels = model.labels
         stream.withUnsafeBufferPointer { sp in
-            model.templates.withUnsafeBufferPointer { tp in
-                d.withUnsafeMutableBufferPointer { dp in
-                    s.withUnsafeMutableBufferPointer { stp in
-                        cost.withUnsafeMutableBufferPointer { cp in
-                            for t in 0..<frames {
-                                let x = UnsafeBufferPointer(rebasing: sp[(t * c)..<((t + 1) * c)])
-                                for k in lengths.indices where !skip.contains(k) {
-                                    var col = SpringColumn(k, t, tp, dp, stp, cp.baseAddress!, lengths, offsets, so)
-                                    col.fillCost(x, channels: c)
-                                    for i in 0..<col.m { col.step(i) }
-                                    let whole = col.d[col.m - 1], start = col.s[col.m - 1]
-                                    guard whole.isFinite, plausibleLength(t - start + 1, template: col.m) else { continue }
-                                    var pattern = 0
-                                    for (b, span) in spans.enumerated() where start <= span.range.upperBound && t >= span.range.lowerBound {
-                                        pattern |= 1 << b
-                                    }
-                                    let slot = labels[k] * 4 + pattern
-                                    if whole < cheapest[slot] { cheapest[slot] = whole }
-                                }
-                            }
-                        }
+            for t in 0..<frames {
+                columns.step(UnsafeBufferPointer(rebasing: sp[(t * c)..<((t + 1) * c)]), frame: t)
+                for k in lengths.indices where !skip.contains(k) {
+                    let (whole, start) = columns.whole(k)
+                    guard whole.isFinite, plausibleLength(t - start + 1, template: lengths[k]) else { continue }
+                    var pattern = 0
+                    for (b, span) in spans.enumerated() where start <= span.range.upperBound && t >= span.range.lowerBound {
+                        pattern |= 1 << b
                     }
+                    let slot = labels[k] * 4 + pattern
+                    if whole < cheapest[slot] { cheapest[slot] = whole }
                 }
             }
         }
