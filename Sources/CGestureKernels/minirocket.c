@@ -7,10 +7,11 @@
 
 #include "kernel_prelude.h"
 
-// One kernel of one dilation: its channels' alpha and 3x rows and its three weight-2 offsets.
+// One kernel of one dilation: the alpha and 3x rows of its channels' sum and its three weight-2
+// offsets.
 typedef struct {
-    const float *a[9], *g[9];
-    long count, o0, o1, o2;
+    const float *a, *g;
+    long o0, o1, o2;
 } MRKernel;
 
 #define GK_BODY "minirocket_body.h"
@@ -52,15 +53,37 @@ void gk_minirocket_kernel_indices(long kernel, int *three) {
     three[2] = kernelTaps[k][2];
 }
 
+// Summed rows of a dilation kept for reuse (a channel tuple recurs among its 84 kernels when the
+// series has few channels), then one transient slot per kernel of a block of 8.
+enum { cachedRows = 16, rowSlots = cachedRows + 8 };
+
 long gk_minirocket_scratch_count(long n, long channels, long max_dilation) {
     long padded = n + 8 * (max_dilation > 0 ? max_dilation : 1);
-    return 2 * channels * padded + channels * n + n + 16;  // 16: sentinels after the outputs
+    // 16: sentinels after the outputs
+    return 2 * channels * padded + channels * n + n + 16 + rowSlots * (n + padded);
 }
 
 typedef struct {
     long n, channels, pad, stride;
-    float *xp, *g, *alpha, *c;
+    float *xp, *g, *alpha, *c, *rows;
 } Work;
+
+// The channel tuples whose summed rows are built for the current dilation, as tupleKey gives them.
+typedef struct {
+    long used;
+    uint64_t key[cachedRows];
+} RowCache;
+
+// Up to 7 channels below 255, one byte each after the count; 0 (never cached) for any other tuple.
+static inline uint64_t tupleKey(const int *chans, long count) {
+    if (count > 7) return 0;
+    uint64_t key = (uint64_t)count;
+    for (long i = 0; i < count; i++) {
+        if (chans[i] < 0 || chans[i] >= 255) return 0;
+        key = key << 8 | (uint64_t)(chans[i] + 1);
+    }
+    return key;
+}
 
 // Lays out each channel zero-padded by `pad` on both sides: xp = x, g = 3x (x + x + x rounds once,
 // as 3 * x does).
@@ -74,6 +97,7 @@ static Work prepare(const float *x, long n, long channels, long max_dilation, fl
     w.g = w.xp + channels * w.stride;
     w.alpha = w.g + channels * w.stride;
     w.c = w.alpha + channels * n;
+    w.rows = w.c + n + 16;
     memset(w.xp, 0, sizeof(float) * 2 * channels * w.stride);
     for (long ch = 0; ch < channels; ch++) {
         float *xp = w.xp + ch * w.stride + w.pad, *g = w.g + ch * w.stride + w.pad;
@@ -100,33 +124,74 @@ static void alphaRows(const Work *w, long d, long lanes) {
     for (long ch = 0; ch < w->channels; ch++) alphaRow(w, ch, d, lanes);
 }
 
-static void convolveInto(const Work *w, long d, long kernel, const int *chans, long count, long lanes) {
-    const int *idx = kernelTaps[kernel];
-    long o0 = (idx[0] - 4) * d, o1 = (idx[1] - 4) * d, o2 = (idx[2] - 4) * d;
-    for (long i = 0; i < count; i++) {
-        long ch = chans[i];
-        const float *a = w->alpha + ch * w->n, *g = w->g + ch * w->stride + w->pad;
+static void addRows(const float *x, const float *y, long n, float *out, long lanes) {
 #ifdef GK_X86
-        if (lanes == 16) combine512(a, g, o0, o1, o2, w->n, i == 0, w->c);
-        else if (lanes == 8) combine256(a, g, o0, o1, o2, w->n, i == 0, w->c);
-        else
+    if (lanes == 16) sum512(x, y, n, out);
+    else if (lanes == 8) sum256(x, y, n, out);
+    else
 #endif
-            combine128(a, g, o0, o1, o2, w->n, i == 0, w->c);
-    }
-    if (count <= 0) memset(w->c, 0, sizeof(float) * w->n);
+        sum128(x, y, n, out);
 }
 
-// Kernel k at dilation d over the first `count` (at most 9) of `chans`: its rows and offsets.
-static MRKernel kernelAt(const Work *w, long d, long k, const int *chans, long count) {
+// Kernel k at dilation d over the `count` channels `chans`. A multivariate kernel's output is the
+// univariate kernel on the sum of its channels, so the channels' alpha rows (of dilation d, which
+// must be computed) and 3x rows are summed first, in the order given, into a slot: the rows kept in
+// `cache` for this dilation when the tuple is there or there is room, else transient slot `spare`
+// (below 8). Per frame the output is then ((A + G0) + G1) + G2 whatever the channel count.
+static MRKernel kernelAt(const Work *w, RowCache *cache, long d, long k, const int *chans, long count, long spare,
+                         long lanes) {
     MRKernel kk;
     const int *idx = kernelTaps[k];
-    kk.count = count;
     kk.o0 = (idx[0] - 4) * d, kk.o1 = (idx[1] - 4) * d, kk.o2 = (idx[2] - 4) * d;
-    for (long i = 0; i < count && i < 9; i++) {
-        kk.a[i] = w->alpha + chans[i] * w->n;
-        kk.g[i] = w->g + chans[i] * w->stride + w->pad;
+    if (count == 1) {
+        kk.a = w->alpha + chans[0] * w->n;
+        kk.g = w->g + chans[0] * w->stride + w->pad;
+        return kk;
+    }
+    const uint64_t key = tupleKey(chans, count);
+    long slot = -1;
+    for (long r = 0; r < cache->used && key; r++)
+        if (cache->key[r] == key) {
+            slot = r;
+            break;
+        }
+    const int build = slot < 0;
+    if (build && key && cache->used < cachedRows) {
+        slot = cache->used++;
+        cache->key[slot] = key;
+    } else if (build) {
+        slot = cachedRows + spare;
+    }
+    float *a = w->rows + slot * (w->n + w->stride), *g = a + w->n + w->pad;
+    kk.a = a;
+    kk.g = g;
+    if (!build) return kk;
+    // The 3x rows are read from 4d before the series to 4d after it.
+    const long n = w->n, reach = n + 8 * d;
+    float *g4 = g - 4 * d;
+    if (count <= 0) {
+        memset(a, 0, sizeof(float) * (size_t)n);
+        memset(g4, 0, sizeof(float) * (size_t)reach);
+        return kk;
+    }
+    for (long i = 1; i < count; i++) {
+        const float *alpha = w->alpha + chans[i] * n, *three = w->g + chans[i] * w->stride + w->pad - 4 * d;
+        addRows(i == 1 ? w->alpha + chans[0] * n : a, alpha, n, a, lanes);
+        addRows(i == 1 ? w->g + chans[0] * w->stride + w->pad - 4 * d : g4, three, reach, g4, lanes);
     }
     return kk;
+}
+
+// The kernel's outputs at every frame, into w->c.
+static void convolveInto(const Work *w, RowCache *cache, long d, long kernel, const int *chans, long count,
+                         long lanes) {
+    const MRKernel kk = kernelAt(w, cache, d, kernel, chans, count, 0, lanes);
+#ifdef GK_X86
+    if (lanes == 16) combine512(kk.a, kk.g, kk.o0, kk.o1, kk.o2, w->n, w->c);
+    else if (lanes == 8) combine256(kk.a, kk.g, kk.o0, kk.o1, kk.o2, w->n, w->c);
+    else
+#endif
+        combine128(kk.a, kk.g, kk.o0, kk.o1, kk.o2, w->n, w->c);
 }
 
 void gk_minirocket_convolve(const float *x, long n, long channels, long dilation, long kernel, const int *chans,
@@ -135,16 +200,19 @@ void gk_minirocket_convolve(const float *x, long n, long channels, long dilation
     const long lanes = vectorLanes();
     Work w = prepare(x, n, channels, dilation, scratch);
     alphaRows(&w, dilation, lanes);
-    convolveInto(&w, dilation, kernel, chans, count, lanes);
+    RowCache none = {0};
+    convolveInto(&w, &none, dilation, kernel, chans, count, lanes);
     memcpy(out, w.c, sizeof(float) * n);
 }
 
-// above / len rounded to float. Below 2^24 both are exact floats and the float quotient equals the
-// double one rounded to float (double rounding is innocuous for division as 53 >= 2 * 24 + 2), and
-// costs a fraction of a double division.
-static inline float proportion(long above, long len) {
-    return len <= (1L << 24) ? (float)above / (float)len : (float)((double)above / (double)len);
+// above / len rounded to float (via double above 2^24 frames), given inv = 1 / (double)len. Up to
+// 2^24 frames it multiplies by the reciprocal instead of dividing, with the same result: the double
+// product is within 2^-52 (relative) of the quotient, and a quotient of integers up to 2^24 is never
+// on, nor within 2^-49 of, a point where rounding to float changes.
+static inline float proportion(long above, long len, double inv) {
+    return len <= (1L << 24) ? (float)((double)above * inv) : (float)((double)above / (double)len);
 }
+
 
 // out[q] = proportion of cs[0..len) above bias[q], q < count, from stored outputs (cs has room
 // for 16 more: outputs past the counted range are not needed again for this kernel).
@@ -159,7 +227,8 @@ static void countStored(float *cs, long len, const float *bias, long count, long
         else
 #endif
             countAbove128(cs, len, bias + q0, m, above);
-        for (long q = 0; q < m; q++) out[q0 + q] = proportion(above[q], len);
+        const double inv = 1.0 / (double)len;
+        for (long q = 0; q < m; q++) out[q0 + q] = proportion(above[q], len, inv);
     }
 }
 
@@ -191,6 +260,7 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
     for (long di = 0; di < num_dilations; di++) {
         const long d = dilations[di], per = features_per_dilation[di];
         alphaRows(&w, d, lanes);
+        RowCache cache = {0};
         for (long k = 0; k < 84; k++, c++) {
             const long count = channel_counts[c];
             const int *chans = channel_indices + chanStart;
@@ -200,24 +270,25 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
                 start = 4 * d;
                 len = n - 8 * d;
             }
-            // Many biases (short windows have dozens per dilation: comparisons dominate) or a
-            // combination fit never makes (1 to 9 channels): store the outputs, then count.
-            if (count < 1 || count > 9 || per < 1 || per > 8) {
-                convolveInto(&w, d, k, chans, count, lanes);
+            // Many biases (short windows have dozens per dilation: comparisons dominate): store the
+            // outputs, then count.
+            if (per < 1 || per > 8) {
+                convolveInto(&w, &cache, d, k, chans, count, lanes);
                 countStored(w.c + start, len, biases + f, per, lanes, out + f);
                 f += per;
                 continue;
             }
             // Convolve and count in one pass over the counted range only.
-            const MRKernel kk = kernelAt(&w, d, k, chans, count);
+            const MRKernel kk = kernelAt(&w, &cache, d, k, chans, count, 0, lanes);
             long above[8];
 #ifdef GK_X86
-            if (lanes == 16) fused512(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
-            else if (lanes == 8) fused256(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
+            if (lanes == 16) fused512(kk.a, kk.g, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
+            else if (lanes == 8) fused256(kk.a, kk.g, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
             else
 #endif
-                fused128(kk.a, kk.g, count, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
-            for (long q = 0; q < per; q++, f++) out[f] = proportion(above[q], len);
+                fused128(kk.a, kk.g, kk.o0, kk.o1, kk.o2, start, len, biases + f, above, per);
+            const double inv = 1.0 / (double)len;
+            for (long q = 0; q < per; q++, f++) out[f] = proportion(above[q], len, inv);
         }
     }
 }
@@ -247,7 +318,7 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
     float *ct = scratch + gk_minirocket_scratch_count(n, channels, max_dilation);
     float *bias = ct + kernelSlots * n, *outputs = bias + kernelSlots;
     int32_t edge[kernelSlots];
-    MRKernel kernels[84];
+    MRKernel kernels[8];
     memset(ct, 0, sizeof(float) * (size_t)(kernelSlots * n));
     long f = 0, c = 0, chanStart = 0;
     for (long di = 0; di < num_dilations; di++, c += 84) {
@@ -257,32 +328,31 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
         alphaRows(&w, d, lanes);
         // Register-transposed blocks of 8 (4 without AVX2) kernels; AVX-512 uses the 8-lane blocks.
         const long block = lanes >= 8 ? 8 : 4;
-        int usual = n >= block;
         const int *chans[84];
         for (long k = 0; k < 84; k++) {
-            const long count = channel_counts[c + k];
             chans[k] = channel_indices + chanStart;
-            chanStart += count;
+            chanStart += channel_counts[c + k];
             edge[k] = padded[c + k] ? 1 : 0;
-            kernels[k] = kernelAt(&w, d, k, chans[k], count);
-            usual &= count >= 1 && count <= 9;
         }
-        if (usual) {
+        RowCache cache = {0};
+        if (n >= block) {
             for (long k = 0; k < 84; k += block) {
                 const long m = 84 - k < block ? 84 - k : block;
+                for (long j = 0; j < m; j++)
+                    kernels[j] = kernelAt(&w, &cache, d, k + j, chans[k + j], channel_counts[c + k + j], j, lanes);
 #ifdef GK_X86
-                if (block == 8) convolveT256(kernels + k, m, n, ct + k, kernelSlots);
+                if (block == 8) convolveT256(kernels, m, n, ct + k, kernelSlots);
                 else
 #endif
-                    convolveT128(kernels + k, m, n, ct + k, kernelSlots);
+                    convolveT128(kernels, m, n, ct + k, kernelSlots);
             }
         } else {
-            // Frames fewer than a block, or a channel count no fit makes: each kernel's row, then
-            // transposed 16 frames at a time (the rows written stay in the first-level cache).
+            // Frames fewer than a block: each kernel's row, then transposed 16 frames at a time
+            // (the rows written stay in the first-level cache).
             for (long k = 0; k < 84; k++) {
                 Work into = w;
                 into.c = outputs + k * n;
-                convolveInto(&into, d, k, chans[k], kernels[k].count, lanes);
+                convolveInto(&into, &cache, d, k, chans[k], channel_counts[c + k], lanes);
             }
             for (long t0 = 0; t0 < n; t0 += 16) {
                 const long t1 = t0 + 16 < n ? t0 + 16 : n;
@@ -309,11 +379,12 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
                     poolsT128(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
                               longest + k);
             }
+            const double invWhole = 1.0 / (double)n, invInside = 1.0 / (double)(n - 2 * edgeLen);
             for (long k = 0; k < 84; k++) {
                 const long start = edge[k] ? 0 : edgeLen, len = edge[k] ? n : n - 2 * edgeLen;
                 float *o = out + 4 * (f + k * per + q);
                 const long a = above[k];
-                o[0] = proportion(a, len);
+                o[0] = proportion(a, len, edge[k] ? invWhole : invInside);
                 o[1] = a > 0 ? sum[k] / (float)a : 0.0f;
                 o[2] = a > 0 ? (float)((double)(frameSum[k] - start * a) / (double)a) : -1.0f;
                 o[3] = (float)longest[k];
@@ -536,7 +607,8 @@ long gk_minirocket_fit_biases(const float *x, const long *frame_offsets, long nu
                 alphaRow(&w, chans[j], d, lanes);
                 alphaDilation[chans[j]] = di;
             }
-        convolveInto(&w, d, k, chans, count, lanes);
+        RowCache none = {0};
+        convolveInto(&w, &none, d, k, chans, count, lanes);
         // NaN has no place in an order, and the plain sort keeps -0 and +0 in input order where
         // this one puts -0 first: the caller fits these few the plain way.
         int odd = 0;

@@ -7,6 +7,8 @@
 #define MVF MR_CAT(mvf, SUFFIX)
 #define MVI MR_CAT(mvi, SUFFIX)
 #define MVU MR_CAT(mvu, SUFFIX)
+// Biases counted per load of stored outputs (registers: a bias and a count each).
+#define MR_GROUP 6
 
 typedef float MVF __attribute__((vector_size(LANES * 4)));
 typedef int32_t MVI __attribute__((vector_size(LANES * 4)));
@@ -35,21 +37,28 @@ ATTR static void MR_CAT(alpha, SUFFIX)(const float *xp, long n, long d, float *a
     }
 }
 
-// c[t] (+)= ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2].
-ATTR static void MR_CAT(combine, SUFFIX)(const float *alpha, const float *g, long o0, long o1, long o2, long n,
-                                         int first, float *c) {
+// out[t] = x[t] + y[t] (out may be x).
+ATTR static void MR_CAT(sum, SUFFIX)(const float *x, const float *y, long n, float *out) {
     long t = 0;
-    for (; t + LANES <= n; t += LANES) {
-        MVF v = MR_CAT(mload, SUFFIX)(alpha + t) + MR_CAT(mload, SUFFIX)(g + t + o0);
-        v = v + MR_CAT(mload, SUFFIX)(g + t + o1);
-        v = v + MR_CAT(mload, SUFFIX)(g + t + o2);
-        if (!first) v = MR_CAT(mload, SUFFIX)(c + t) + v;
-        MR_CAT(mstore, SUFFIX)(c + t, v);
-    }
-    for (; t < n; t++) {
-        float v = ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2];
-        c[t] = first ? v : c[t] + v;
-    }
+    for (; t + LANES <= n; t += LANES)
+        MR_CAT(mstore, SUFFIX)(out + t, MR_CAT(mload, SUFFIX)(x + t) + MR_CAT(mload, SUFFIX)(y + t));
+    for (; t < n; t++) out[t] = x[t] + y[t];
+}
+
+// The convolution at one vector of times: ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2].
+ATTR static inline __attribute__((always_inline)) MVF MR_CAT(convAt, SUFFIX)(const float *a, const float *g, long o0,
+                                                                              long o1, long o2, long t) {
+    MVF v = MR_CAT(mload, SUFFIX)(a + t) + MR_CAT(mload, SUFFIX)(g + t + o0);
+    v = v + MR_CAT(mload, SUFFIX)(g + t + o1);
+    return v + MR_CAT(mload, SUFFIX)(g + t + o2);
+}
+
+// c[t] = ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2].
+ATTR static void MR_CAT(combine, SUFFIX)(const float *alpha, const float *g, long o0, long o1, long o2, long n,
+                                         float *c) {
+    long t = 0;
+    for (; t + LANES <= n; t += LANES) MR_CAT(mstore, SUFFIX)(c + t, MR_CAT(convAt, SUFFIX)(alpha, g, o0, o1, o2, t));
+    for (; t < n; t++) c[t] = ((alpha[t] + g[t + o0]) + g[t + o1]) + g[t + o2];
 }
 
 ATTR static inline long MR_CAT(hsum, SUFFIX)(MVI a) {
@@ -58,60 +67,44 @@ ATTR static inline long MR_CAT(hsum, SUFFIX)(MVI a) {
     return total;
 }
 
-// out[q] = number of c[t] > bias[q] for t in [0, n), q < count. c is followed by -infinity up to
-// the next multiple of LANES, so whole vectors cover it; four biases share each load.
-// Comparison lanes are -1 where true; int32 lanes are exact below 2^31 frames.
-ATTR static void MR_CAT(countAbove, SUFFIX)(const float *c, long n, const float *bias, long count, long *out) {
-    const long vecs = (n + LANES - 1) / LANES;
-    long q = 0;
-    for (; q + 4 <= count; q += 4) {
-        const MVF b0 = bias[q] - (MVF){0}, b1 = bias[q + 1] - (MVF){0};
-        const MVF b2 = bias[q + 2] - (MVF){0}, b3 = bias[q + 3] - (MVF){0};
-        MVI a0 = (MVI){0}, a1 = (MVI){0}, a2 = (MVI){0}, a3 = (MVI){0};
-        for (long v = 0; v < vecs; v++) {
-            const MVF x = MR_CAT(mload, SUFFIX)(c + v * LANES);
-            a0 = a0 - (MVI)(x > b0);
-            a1 = a1 - (MVI)(x > b1);
-            a2 = a2 - (MVI)(x > b2);
-            a3 = a3 - (MVI)(x > b3);
-        }
-        out[q] = MR_CAT(hsum, SUFFIX)(a0);
-        out[q + 1] = MR_CAT(hsum, SUFFIX)(a1);
-        out[q + 2] = MR_CAT(hsum, SUFFIX)(a2);
-        out[q + 3] = MR_CAT(hsum, SUFFIX)(a3);
+// out[q] = number of c[0..vecs * LANES) > bias[q], q < nb. Comparison lanes are -1 where true;
+// int32 lanes are exact below 2^31 frames.
+ATTR static inline __attribute__((always_inline)) void MR_CAT(countBody, SUFFIX)(const float *c, long vecs,
+                                                                                 const float *bias, long *out,
+                                                                                 const int nb) {
+    MVF b[MR_GROUP];
+    MVI acc[MR_GROUP];
+    for (int q = 0; q < nb; q++) {
+        b[q] = bias[q] - (MVF){0};
+        acc[q] = (MVI){0};
     }
-    for (; q < count; q++) {
-        const MVF b = bias[q] - (MVF){0};
-        MVI a = (MVI){0};
-        for (long v = 0; v < vecs; v++) a = a - (MVI)(MR_CAT(mload, SUFFIX)(c + v * LANES) > b);
-        out[q] = MR_CAT(hsum, SUFFIX)(a);
+    for (long v = 0; v < vecs; v++) {
+        const MVF x = MR_CAT(mload, SUFFIX)(c + v * LANES);
+        for (int q = 0; q < nb; q++) acc[q] = acc[q] - (MVI)(x > b[q]);
     }
+    for (int q = 0; q < nb; q++) out[q] = MR_CAT(hsum, SUFFIX)(acc[q]);
 }
 
-
-// The convolution at one vector of times: what combine leaves in c after all `count` channels
-// (channel rows a[i], g[i]), the same additions in the same order, so the same bits.
-ATTR static inline __attribute__((always_inline)) MVF MR_CAT(convAt, SUFFIX)(const float *const *a,
-                                                                              const float *const *g, long count,
-                                                                              long o0, long o1, long o2, long t) {
-    MVF v = MR_CAT(mload, SUFFIX)(a[0] + t) + MR_CAT(mload, SUFFIX)(g[0] + t + o0);
-    v = v + MR_CAT(mload, SUFFIX)(g[0] + t + o1);
-    v = v + MR_CAT(mload, SUFFIX)(g[0] + t + o2);
-    for (long i = 1; i < count; i++) {
-        MVF w = MR_CAT(mload, SUFFIX)(a[i] + t) + MR_CAT(mload, SUFFIX)(g[i] + t + o0);
-        w = w + MR_CAT(mload, SUFFIX)(g[i] + t + o1);
-        w = w + MR_CAT(mload, SUFFIX)(g[i] + t + o2);
-        v = v + w;
+// out[q] = number of c[t] > bias[q] for t in [0, n), q < count. c is followed by -infinity up to
+// the next multiple of LANES, so whole vectors cover it; up to MR_GROUP biases share each load.
+ATTR static void MR_CAT(countAbove, SUFFIX)(const float *c, long n, const float *bias, long count, long *out) {
+    const long vecs = (n + LANES - 1) / LANES;
+    for (long q = 0; q < count; q += MR_GROUP) {
+        switch (count - q < MR_GROUP ? count - q : MR_GROUP) {
+#define MR_NB(k) case k: MR_CAT(countBody, SUFFIX)(c, vecs, bias + q, out + q, k); break;
+            MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5)
+            default: MR_CAT(countBody, SUFFIX)(c, vecs, bias + q, out + q, MR_GROUP);
+#undef MR_NB
+        }
     }
-    return v;
 }
 
 // The convolution and the count in one pass, for nb <= 8 biases: out[q] = number of t in
 // [start, start + len) with c[t] > bias[q], without storing c. Only the counted range is computed. The last partial vector is the one ending at the
 // range's end, its lanes already counted masked off.
 ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)(
-    const float *const *a, const float *const *g, long count, long o0, long o1, long o2, long start, long len,
-    const float *bias, long *out, const int nb) {
+    const float *a, const float *g, long o0, long o1, long o2, long start, long len, const float *bias, long *out,
+    const int nb) {
     MVF b[8];
     MVI acc[8];
     for (int q = 0; q < nb; q++) {
@@ -120,41 +113,41 @@ ATTR static inline __attribute__((always_inline)) void MR_CAT(fusedBody, SUFFIX)
     }
     const long end = start + len;
     long t = start;
+    for (; t + 2 * LANES <= end; t += 2 * LANES) {
+        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, o0, o1, o2, t);
+        const MVF w = MR_CAT(convAt, SUFFIX)(a, g, o0, o1, o2, t + LANES);
+        for (int q = 0; q < nb; q++) acc[q] = acc[q] - ((MVI)(v > b[q]) + (MVI)(w > b[q]));
+    }
     for (; t + LANES <= end; t += LANES) {
-        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, t);
+        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, o0, o1, o2, t);
         for (int q = 0; q < nb; q++) acc[q] = acc[q] - (MVI)(v > b[q]);
     }
     if (t < end && len >= LANES) {
         const long skip = LANES - (end - t);
         MVI fresh;
         for (int l = 0; l < LANES; l++) fresh[l] = l >= skip ? -1 : 0;
-        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, count, o0, o1, o2, end - LANES);
+        const MVF v = MR_CAT(convAt, SUFFIX)(a, g, o0, o1, o2, end - LANES);
         for (int q = 0; q < nb; q++) acc[q] = acc[q] - ((MVI)(v > b[q]) & fresh);
         t = end;
     }
     long tail[8] = {0};
     for (; t < end; t++) {
-        float v = ((a[0][t] + g[0][t + o0]) + g[0][t + o1]) + g[0][t + o2];
-        for (long i = 1; i < count; i++) v = v + (((a[i][t] + g[i][t + o0]) + g[i][t + o1]) + g[i][t + o2]);
+        const float v = ((a[t] + g[t + o0]) + g[t + o1]) + g[t + o2];
         for (int q = 0; q < nb; q++) tail[q] += v > bias[q];
     }
     for (int q = 0; q < nb; q++) out[q] = MR_CAT(hsum, SUFFIX)(acc[q]) + tail[q];
 }
 
-// fusedBody for nb biases (1 to 8, a constant in each copy, as are 1 to 3 channels: the usual
-// counts, whose channel loop then unrolls).
-ATTR static void MR_CAT(fused, SUFFIX)(const float *const *a, const float *const *g, long count, long o0, long o1,
-                                       long o2, long start, long len, const float *bias, long *out, long nb) {
+// fusedBody for nb biases (1 to 8, a constant in each copy).
+ATTR static void MR_CAT(fused, SUFFIX)(const float *a, const float *g, long o0, long o1, long o2, long start, long len,
+                                       const float *bias, long *out, long nb) {
     switch (nb) {
-#define MR_NB(k)                                                                                           \
-    case k:                                                                                                \
-        if (count == 1) MR_CAT(fusedBody, SUFFIX)(a, g, 1, o0, o1, o2, start, len, bias, out, k);         \
-        else if (count == 2) MR_CAT(fusedBody, SUFFIX)(a, g, 2, o0, o1, o2, start, len, bias, out, k);    \
-        else if (count == 3) MR_CAT(fusedBody, SUFFIX)(a, g, 3, o0, o1, o2, start, len, bias, out, k);    \
-        else MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, k);                \
+#define MR_NB(k)                                                                        \
+    case k:                                                                             \
+        MR_CAT(fusedBody, SUFFIX)(a, g, o0, o1, o2, start, len, bias, out, k);          \
         break;
         MR_NB(1) MR_NB(2) MR_NB(3) MR_NB(4) MR_NB(5) MR_NB(6) MR_NB(7)
-        default: MR_CAT(fusedBody, SUFFIX)(a, g, count, o0, o1, o2, start, len, bias, out, 8);
+        default: MR_CAT(fusedBody, SUFFIX)(a, g, o0, o1, o2, start, len, bias, out, 8);
 #undef MR_NB
     }
 }
@@ -173,16 +166,11 @@ ATTR static void MR_CAT(convolveT, SUFFIX)(const MRKernel *kernels, long count, 
         for (long j = 0; j < LANES; j++) {
             const MRKernel *k = kernels + j;
             float *row = tile + j * 8 * LANES;
-#define MR_ROW(cnt)                                                                                       \
-    for (long i = 0; i < vecs; i++)                                                                       \
-        MR_CAT(mstore, SUFFIX)(row + i * LANES, MR_CAT(convAt, SUFFIX)(k->a, k->g, cnt, k->o0, k->o1, k->o2, \
-                                                                       t + i * LANES));
             if (j >= count) memset(row, 0, sizeof(float) * (size_t)chunk);
-            else if (k->count == 1) { MR_ROW(1) }
-            else if (k->count == 2) { MR_ROW(2) }
-            else if (k->count == 3) { MR_ROW(3) }
-            else { MR_ROW(k->count) }
-#undef MR_ROW
+            else
+                for (long i = 0; i < vecs; i++)
+                    MR_CAT(mstore, SUFFIX)(row + i * LANES,
+                                           MR_CAT(convAt, SUFFIX)(k->a, k->g, k->o0, k->o1, k->o2, t + i * LANES));
         }
         for (long i = 0; i < vecs; i++) {
             MVF r[LANES];
@@ -278,3 +266,4 @@ ATTR static void MR_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, lo
 #undef MVF
 #undef MVI
 #undef MVU
+#undef MR_GROUP

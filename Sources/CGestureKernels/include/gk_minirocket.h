@@ -13,11 +13,12 @@ void gk_minirocket_kernel_indices(long kernel, int *three);
 /// to `max_dilation`.
 long gk_minirocket_scratch_count(long n, long channels, long max_dilation);
 
-/// Writes to `out` (n floats) the output of kernel `kernel` at `dilation` with zero padding, summed
-/// over the `count` channels `chans` of the row-major series `x` (n frames x `channels`).
-/// Per channel the value is ((alpha + g0) + g1) + g2, where alpha is the sum of -x over the nine taps
-/// in tap order and g0 < g1 < g2 are 3x at the kernel's three taps; channels are summed in the
-/// order given. The same arithmetic runs on every vector width, so results are bit-identical.
+/// Writes to `out` (n floats) the output of kernel `kernel` at `dilation` with zero padding on the
+/// sum of the `count` channels `chans` of the row-major series `x` (n frames x `channels`): the
+/// value is ((A + G0) + G1) + G2, where A is the channels' alphas (each the sum of -x over the nine
+/// taps in tap order) summed in the order given, and G0 < G1 < G2 are the channels' 3x summed in
+/// that order at the kernel's three taps. The same arithmetic runs on every vector width, so
+/// results are bit-identical.
 void gk_minirocket_convolve(const float *x, long n, long channels, long dilation, long kernel, const int *chans,
                             long count, float *scratch, float *out);
 
