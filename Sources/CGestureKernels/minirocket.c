@@ -68,10 +68,12 @@ typedef struct {
     float *xp, *g, *alpha, *c, *rows;
 } Work;
 
-// The channel tuples whose summed rows are built for the current dilation, as tupleKey gives them.
+// The channel tuples whose summed rows are kept, as tupleKey gives them: the 3x row over the whole
+// padding (it does not depend on the dilation) and the alpha row of `dilation`.
 typedef struct {
     long used;
     uint64_t key[cachedRows];
+    long dilation[cachedRows];
 } RowCache;
 
 // Up to 7 channels below 255, one byte each after the count; 0 (never cached) for any other tuple.
@@ -136,8 +138,8 @@ static void addRows(const float *x, const float *y, long n, float *out, long lan
 // Kernel k at dilation d over the `count` channels `chans`. A multivariate kernel's output is the
 // univariate kernel on the sum of its channels, so the channels' alpha rows (of dilation d, which
 // must be computed) and 3x rows are summed first, in the order given, into a slot: the rows kept in
-// `cache` for this dilation when the tuple is there or there is room, else transient slot `spare`
-// (below 8). Per frame the output is then ((A + G0) + G1) + G2 whatever the channel count.
+// `cache` when the tuple is there or there is room, else transient slot `spare` (below 8). Per
+// frame the output is then ((A + G0) + G1) + G2 whatever the channel count.
 static MRKernel kernelAt(const Work *w, RowCache *cache, long d, long k, const int *chans, long count, long spare,
                          long lanes) {
     MRKernel kk;
@@ -155,29 +157,36 @@ static MRKernel kernelAt(const Work *w, RowCache *cache, long d, long k, const i
             slot = r;
             break;
         }
-    const int build = slot < 0;
-    if (build && key && cache->used < cachedRows) {
+    // What to sum: both rows for a new tuple, only alpha for a kept one at a new dilation. A kept 3x
+    // row covers the whole padding; a transient one the 4d either side that d reads.
+    int sumAlpha = 1, sumG = 1;
+    long reach = 4 * d;
+    if (slot >= 0) {
+        sumG = 0;
+        sumAlpha = cache->dilation[slot] != d;
+        cache->dilation[slot] = d;
+    } else if (key && cache->used < cachedRows) {
         slot = cache->used++;
         cache->key[slot] = key;
-    } else if (build) {
+        cache->dilation[slot] = d;
+        reach = w->pad;
+    } else {
         slot = cachedRows + spare;
     }
-    float *a = w->rows + slot * (w->n + w->stride), *g = a + w->n + w->pad;
+    const long n = w->n, span = n + 2 * reach;
+    float *a = w->rows + slot * (n + w->stride), *g = a + n + w->pad;
     kk.a = a;
     kk.g = g;
-    if (!build) return kk;
-    // The 3x rows are read from 4d before the series to 4d after it.
-    const long n = w->n, reach = n + 8 * d;
-    float *g4 = g - 4 * d;
     if (count <= 0) {
         memset(a, 0, sizeof(float) * (size_t)n);
-        memset(g4, 0, sizeof(float) * (size_t)reach);
+        memset(g - reach, 0, sizeof(float) * (size_t)span);
         return kk;
     }
     for (long i = 1; i < count; i++) {
-        const float *alpha = w->alpha + chans[i] * n, *three = w->g + chans[i] * w->stride + w->pad - 4 * d;
-        addRows(i == 1 ? w->alpha + chans[0] * n : a, alpha, n, a, lanes);
-        addRows(i == 1 ? w->g + chans[0] * w->stride + w->pad - 4 * d : g4, three, reach, g4, lanes);
+        if (sumAlpha) addRows(i == 1 ? w->alpha + chans[0] * n : a, w->alpha + chans[i] * n, n, a, lanes);
+        if (sumG)
+            addRows(i == 1 ? w->g + chans[0] * w->stride + w->pad - reach : g - reach,
+                    w->g + chans[i] * w->stride + w->pad - reach, span, g - reach, lanes);
     }
     return kk;
 }
@@ -256,11 +265,11 @@ void gk_minirocket_transform(const float *x, long n, long channels, long num_dil
     const long max_dilation = largestDilation(num_dilations, dilations);
     const long lanes = vectorLanes();
     Work w = prepare(x, n, channels, max_dilation, scratch);
+    RowCache cache = {0};
     long f = 0, c = 0, chanStart = 0;
     for (long di = 0; di < num_dilations; di++) {
         const long d = dilations[di], per = features_per_dilation[di];
         alphaRows(&w, d, lanes);
-        RowCache cache = {0};
         for (long k = 0; k < 84; k++, c++) {
             const long count = channel_counts[c];
             const int *chans = channel_indices + chanStart;
@@ -320,6 +329,7 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
     int32_t edge[kernelSlots];
     MRKernel kernels[8];
     memset(ct, 0, sizeof(float) * (size_t)(kernelSlots * n));
+    RowCache cache = {0};
     long f = 0, c = 0, chanStart = 0;
     for (long di = 0; di < num_dilations; di++, c += 84) {
         const long d = dilations[di], per = features_per_dilation[di];
@@ -334,7 +344,6 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
             chanStart += channel_counts[c + k];
             edge[k] = padded[c + k] ? 1 : 0;
         }
-        RowCache cache = {0};
         if (n >= block) {
             for (long k = 0; k < 84; k += block) {
                 const long m = 84 - k < block ? 84 - k : block;
