@@ -276,8 +276,8 @@ public struct MiniRocket: FeatureExtractor {
         return ok == 0 ? out : nil
     }
 
-    /// The zero-padded output (one value per frame) of kernel `kernel` at `dilation` summed over
-    /// `channels` of `series`.
+    /// The zero-padded output (one value per frame) of kernel `kernel` at `dilation` on the sum of
+    /// `channels` of `series` (the same as the outputs on each channel, summed).
     /// - Complexity: O(frames * (9 + 4) * series channels).
     public static func convolve(_ series: TimeSeries, dilation: Int, kernel: Int, channels chans: [Int32]) -> [Float] {
         let n = series.frameCount, ch = series.channelCount
