@@ -7,22 +7,6 @@
 // cell to the left the previous step itself. The query rows stay in registers and each step loads one
 // template vector per channel.
 
-#define GK_CAT_(a, b) a##b
-#define GK_CAT(a, b) GK_CAT_(a, b)
-#define VF GK_CAT(vf, SUFFIX)
-#define VU GK_CAT(vu, SUFFIX)
-#define VI GK_CAT(vi, SUFFIX)
-
-typedef float VF __attribute__((vector_size(LANES * 4)));
-typedef uint32_t VU __attribute__((vector_size(LANES * 4)));
-typedef int32_t VI __attribute__((vector_size(LANES * 4)));
-
-ATTR static inline VF GK_CAT(load, SUFFIX)(const float *p) {
-    VF v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 // Lanes move up one (lane r takes lane r - 1); lane 0 takes `first`.
 ATTR static inline VF GK_CAT(shiftUp, SUFFIX)(VF v, float first) {
     VF f = (VF){first};
@@ -63,7 +47,7 @@ ATTR static inline __attribute__((always_inline)) float GK_CAT(rowBlock, SUFFIX)
     long i0, long w, const int banded, const float *restrict prev, float *restrict next) {
     VF A[8];
     const long held = channels < 8 ? channels : 8;
-    for (long ch = 0; ch < held; ch++) A[ch] = GK_CAT(load, SUFFIX)(ap + ch * as + i0);
+    for (long ch = 0; ch < held; ch++) A[ch] = GK_CAT(loadF, SUFFIX)(ap + ch * as + i0);
     const VF inf = (VF){} + INFINITY;
     VI twice;
     for (int r = 0; r < LANES; r++) twice[r] = 2 * r;
@@ -80,7 +64,7 @@ ATTR static inline __attribute__((always_inline)) float GK_CAT(rowBlock, SUFFIX)
         const float *bt = br + (m - 1 - t);
         VF c = (VF){};
         for (long ch = 0; ch < channels; ch++) {
-            VF d = (ch < 8 ? A[ch] : GK_CAT(load, SUFFIX)(ap + ch * as + i0)) - GK_CAT(load, SUFFIX)(bt + ch * bs);
+            VF d = (ch < 8 ? A[ch] : GK_CAT(loadF, SUFFIX)(ap + ch * as + i0)) - GK_CAT(loadF, SUFFIX)(bt + ch * bs);
             c = c + d * d;
         }
         if (banded) {
@@ -132,6 +116,3 @@ ATTR static float GK_CAT(rows, SUFFIX)(const float *restrict ap, long as, long n
     return result;
 }
 
-#undef VF
-#undef VU
-#undef VI

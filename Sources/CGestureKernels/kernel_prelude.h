@@ -9,6 +9,9 @@
 #endif
 #include "cpu_lanes.h"
 
+#define GK_CAT_(a, b) a##b
+#define GK_CAT(a, b) GK_CAT_(a, b)
+
 // Separate multiplies and adds on every instruction set: results are bit-identical whichever
 // variant runs.
 #pragma STDC FP_CONTRACT OFF
