@@ -21,10 +21,11 @@ Usage: python3 Benchmarks/peers/dtw_peer.py [--skip-ours] [--repeat N]
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import time
+
+from ordo_table import run_medians
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
@@ -159,25 +160,6 @@ def peers(repeat):
     return out
 
 
-UNITS = {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
-
-
-def ours(target):
-    """Runs our ordo-one benchmark target and returns {name: median wall clock in ns}."""
-    cmd = ["swift", "package", "--disable-sandbox", "benchmark", "--target", target, "--no-progress"]
-    text = subprocess.run(cmd, cwd=BENCH, capture_output=True, text=True).stdout
-    res, name = {}, None
-    for line in text.splitlines():
-        s = line.strip()
-        m = re.match(r"│ Time \(wall clock\) \((\w+)\) \*?\s*│(.*)", s)
-        if m and name:
-            cols = [c.strip() for c in m.group(2).split("│") if c.strip()]
-            res[name] = float(cols[2]) * UNITS[m.group(1)]  # p0, p25, p50
-        elif s and not s.startswith(("│", "╒", "╞", "├", "╘", "=")):
-            name = s
-    return res
-
-
 def fmt(ns):
     return f"{ns / 1e3:10.2f} us" if ns < 1e6 else f"{ns / 1e6:10.2f} ms"
 
@@ -191,8 +173,8 @@ def main():
     p = peers(args.repeat)
     o = {}
     if not args.skip_ours:
-        o.update(ours("DTW"))
-        o.update(ours("KNN"))
+        for target in ("DTW", "KNN"):
+            o.update({k: v * 1e9 for k, v in run_medians(target)[0].items()})
     rows = [
         ("one DTW distance 6ch x 100, full", "DTW distance 6ch x 100 full window",
          [("dtaidistance distance_fast", p["dist_dtaidistance"]), ("aeon dtw_distance", p["dist_aeon"])]),

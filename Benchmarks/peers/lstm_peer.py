@@ -12,15 +12,14 @@ Workloads (match LSTM.swift):
 - streaming: nn.LSTMCell(6, 64) + Linear + softmax on one frame under no_grad; time per step.
   Ours: median of "LSTM stream 1000 steps" / 1000.
 """
-import json
-import re
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 import torch
+
+from ordo_table import run_medians
 
 torch.set_num_threads(1)
 torch.manual_seed(0)
@@ -68,27 +67,13 @@ def torch_stream_per_step(rounds=30, steps=1000):
 
 
 def swift_medians():
-    """Runs the LSTM benchmark target (OpenBLAS on one thread) and returns {name: median seconds}."""
-    bench_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    """Runs the LSTM benchmark target (OpenBLAS on one thread) and returns ({name: median seconds}, stdout)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    cmd = ["swift", "package", "--allow-writing-to-package-directory", "benchmark", "--target", "LSTM",
-           "--time-units", "microseconds", "--no-progress"]
-    out = subprocess.run(cmd, cwd=bench_dir, capture_output=True, text=True, env=env)
-    if out.returncode != 0:
-        sys.exit("swift benchmark failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
-    scale = {"ns": 1e-9, "us": 1e-6, "\u03bcs": 1e-6, "\u00b5s": 1e-6, "ms": 1e-3, "s": 1.0}
-    medians, name = {}, None
-    for line in out.stdout.splitlines():
-        if line.startswith("LSTM "):
-            name = line.strip()
-        m = re.match(r"\u2502 Time \(wall clock\) \(([^)]+)\)\s*\*?\s*\u2502(.*)", line)
-        if m and name:
-            cols = [c.strip() for c in m.group(2).split("\u2502")]
-            # Columns: p0 p25 p50 p75 p90 p99 p100 samples.
-            medians[name] = float(cols[2].replace(",", "")) * scale[m.group(1)]
+    medians, text = run_medians("LSTM", ("--time-units", "microseconds"), env)
+    medians = {k: v for k, v in medians.items() if k.startswith("LSTM ")}
     if len(medians) < 2:
-        sys.exit("could not read the benchmark table:\n" + out.stdout[-3000:])
-    return medians, out.stdout
+        sys.exit("could not read the benchmark table:\n" + text[-3000:])
+    return medians, text
 
 
 def main():

@@ -13,18 +13,19 @@ Makes Benchmarks/.venv-peers (pip: aeon, which brings numba and scikit-learn), t
      so both see exactly the same folds. Pooled accuracy over all held-out examples.
 
 Usage: python3 Benchmarks/peers/minirocket_peer.py [--skip-ours] [--skip-accuracy] [--repeat N] [--folds K]
-       [--ours minirocket,dtw,auto]
+       [--ours minirocket,dtw,auto] [--cv-seeds 0,1,2,3,4]
   (accuracy also runs aeon's 1-NN DTW, dependent, 10% window, the standard baseline, on the same folds)
 Needs the release CLI: swift build -c release (in the repository root), or GESTURE_BIN=path.
 """
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
 import time
+
+from ordo_table import run_medians
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BENCH = os.path.dirname(HERE)
@@ -106,34 +107,16 @@ def peer_speed(repeat):
     }
 
 
-UNITS = {"ns": 1e-9, "μs": 1e-6, "us": 1e-6, "ms": 1e-3, "s": 1.0}
-
-
-def ours(target):
-    """Runs our ordo-one benchmark target and returns {name: median wall clock in s}."""
-    cmd = ["swift", "package", "--disable-sandbox", "benchmark", "--target", target, "--no-progress"]
-    text = subprocess.run(cmd, cwd=BENCH, capture_output=True, text=True).stdout
-    res, name = {}, None
-    for line in text.splitlines():
-        s = line.strip()
-        m = re.match(r"│ Time \(wall clock\) \((\w+)\) \*?\s*│(.*)", s)
-        if m and name:
-            cols = [c.strip() for c in m.group(2).split("│") if c.strip()]
-            res[name] = float(cols[2]) * UNITS[m.group(1)]  # p0, p25, p50
-        elif s and not s.startswith(("│", "╒", "╞", "├", "╘", "=")):
-            name = s
-    return res
-
-
 def aeon_dtw():
     """The standard baseline: 1-NN dependent DTW with a 10% Sakoe-Chiba window."""
     from aeon.classification.distance_based import KNeighborsTimeSeriesClassifier
     return KNeighborsTimeSeriesClassifier(n_neighbors=1, distance="dtw", distance_params={"window": 0.1})
 
 
-def accuracy(folds, ours_classifiers):
+def accuracy(folds, ours_classifiers, cv_seeds=(0,)):
     """Pooled k-fold accuracy of aeon's MiniRocket and 1-NN DTW and of `gesture train --classifier C`
-    for each C, on identical folds, per data set: (name, n, {column: accuracy})."""
+    for each C, on identical folds, per data set, pooled over the partitions of `cv_seeds` (every
+    model keeps its default seed, so only the folds change): (name, n, {column: accuracy})."""
     from sklearn.model_selection import StratifiedKFold
     out = []
     for name, path in SETS:
@@ -143,21 +126,24 @@ def accuracy(folds, ours_classifiers):
         right = {"aeon minirocket": 0, "aeon 1nn-dtw": 0}
         right.update({c: 0 for c in ours_classifiers})
         with tempfile.TemporaryDirectory() as tmp:
-            for k, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=0).split(X, y)):
+            splits = [(cv, k, tr, te) for cv in cv_seeds
+                      for k, (tr, te) in enumerate(StratifiedKFold(folds, shuffle=True, random_state=cv).split(X, y))]
+            for cv, k, tr, te in splits:
                 for col, model in (("aeon minirocket", aeon_pipeline()), ("aeon 1nn-dtw", aeon_dtw())):
                     model.fit(X[tr], y[tr])
                     right[col] += int((model.predict(X[te]) == y[te]).sum())
-                ftr, fte = (os.path.join(tmp, f"{name}-{k}-{s}") for s in ("train.ts", "test.ts"))
+                ftr, fte = (os.path.join(tmp, f"{name}-{cv}-{k}-{s}") for s in ("train.ts", "test.ts"))
                 for f, idx in ((ftr, tr), (fte, te)):
                     with open(f, "w") as h:
                         h.write("\n".join(header + [lines[i] for i in idx]) + "\n")
                 for c in ours_classifiers:
-                    model = os.path.join(tmp, f"{name}-{k}-{c}.gesture")
+                    model = os.path.join(tmp, f"{name}-{cv}-{k}-{c}.gesture")
                     subprocess.run([GESTURE, "train", ftr, "--classifier", c, "-o", model], check=True, capture_output=True)
                     r = subprocess.run([GESTURE, "evaluate", model, fte, "--json"], check=True, capture_output=True, text=True)
                     right[c] += round(json.loads(r.stdout)["accuracy"] * len(te))
-        out.append((name, len(y), {c: v / len(y) for c, v in right.items()}))
-        print(f"  {name}: " + ", ".join(f"{c} {v / len(y):.4f}" for c, v in right.items()), flush=True)
+        total = len(y) * len(cv_seeds)
+        out.append((name, len(y), {c: v / total for c, v in right.items()}))
+        print(f"  {name}: " + ", ".join(f"{c} {v / total:.4f}" for c, v in right.items()), flush=True)
     return out
 
 
@@ -169,11 +155,13 @@ def main():
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--ours", default="minirocket",
                     help="comma-separated `gesture train --classifier` values to cross-validate (e.g. minirocket,dtw,auto)")
+    ap.add_argument("--cv-seeds", default="0",
+                    help="comma-separated StratifiedKFold seeds; accuracy is pooled over these partitions")
     args = ap.parse_args()
     ensure_venv()
     import aeon
     p = peer_speed(args.repeat)
-    o = {} if args.skip_ours else ours("MiniRocket")
+    o = {} if args.skip_ours else run_medians("MiniRocket")[0]
     rows = [("MiniRocket fit UWave TRAIN", "MiniRocket fit UWave TRAIN 120x3x315", p["fit"]),
             ("MiniRocket transform UWave TRAIN (120)", "MiniRocket transform UWave TRAIN 120x3x315", p["transform"]),
             ("classifier fit UWave TRAIN (transform + ridge CV)",
@@ -197,8 +185,9 @@ def main():
             print(f"{key}: {v * 1e6:.1f} us")
     if not args.skip_accuracy:
         ours_classifiers = [c for c in args.ours.split(",") if c]
-        print(f"\n{args.folds}-fold CV on TRAIN splits (StratifiedKFold seed 0, identical folds for every column)")
-        rows = accuracy(args.folds, ours_classifiers)
+        cv_seeds = [int(v) for v in args.cv_seeds.split(",") if v]
+        print(f"\n{args.folds}-fold CV on TRAIN splits (StratifiedKFold seeds {args.cv_seeds}, identical folds for every column)")
+        rows = accuracy(args.folds, ours_classifiers, cv_seeds)
         cols = ["aeon minirocket", "aeon 1nn-dtw"] + ours_classifiers
         print(f"{'data set':14} {'n':>5} " + " ".join(f"{c:>16}" for c in cols))
         for name, n, acc in rows:
