@@ -89,7 +89,7 @@ public struct ProjectStore: Sendable {
     public func dataset(window: PipelineSpec.Window?) throws -> Dataset {
         let data = try Dataset.load(recordingPath)
         guard let window, !data.recordings.isEmpty else { return data }
-        return Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: .majority),
+        return Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: window.labelling),
                        classes: data.classes, source: data.source)
     }
 

@@ -60,7 +60,7 @@ struct DataOptions: ParsableArguments {
             data = Dataset(recordings: data.recordings, cut: .segments, classes: data.classes + [nullAs], source: data.source)
         }
         if let window, !data.recordings.isEmpty {
-            data = Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: .majority),
+            data = Dataset(recordings: data.recordings, cut: .windows(size: window.size, hop: window.hop, labelling: window.labelling),
                            classes: data.classes, source: data.source)
         }
         return data

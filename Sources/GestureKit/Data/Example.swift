@@ -72,11 +72,15 @@ public struct Recording: Sendable, Hashable {
     }
 
     /// How a fixed window takes its label.
-    public enum WindowLabelling: String, Sendable, Codable, CaseIterable {
+    public enum WindowLabelling: Sendable, Hashable {
         /// The most frequent label in the window (null counts as a label; ties go to the earliest).
         case majority
-        /// The label of the window's centre frame.
-        case centre
+        /// The label of the frame at this fraction of the window (0 its first frame, 0.5 its
+        /// centre, 1 its last, rounded to the nearest frame). A live decision names the frames after its window, so a
+        /// label taken late in the window teaches the classifier to name a new activity sooner than
+        /// the majority label, which lags half a window behind every change; taken at the very end
+        /// it asks for a short event before the window has seen much of it.
+        case at(Double)
     }
 
     /// Fixed windows of `size` frames every `hop` frames. Windows whose label is null are kept with a
@@ -90,8 +94,8 @@ public struct Recording: Sendable, Hashable {
         while start + size <= labels.count {
             let label: String?
             switch labelling {
-            case .centre:
-                label = labels[start + size / 2]
+            case .at(let fraction):
+                label = labels[start + Int((Double(size - 1) * min(max(fraction, 0), 1)).rounded())]
             case .majority:
                 var counts: [String?: Int] = [:]
                 var order: [String?] = []

@@ -142,7 +142,10 @@ extension PipelineSpec {
     public func applying(_ overrides: Overrides) throws -> PipelineSpec {
         var s = self
         try s.classifier.apply(overrides.classifier)
-        if let w = overrides.window { s.window = w }
+        if let w = overrides.window {
+            // --window sets the size and hop; how the spec labels its windows stays.
+            s.window = Window(size: w.size, hop: w.hop, labelling: s.window?.labelling ?? w.labelling)
+        }
         if let r = overrides.rest { s.rest = r }
         try s.check()
         return s

@@ -135,14 +135,14 @@ public struct Pipeline: Sendable {
         }
     }
 
-    /// Per continuous recording, the label of each window decision (majority label of the window,
+    /// Per continuous recording, the label of each window decision (labelled as the window says,
     /// as training windows are labelled); empty for whole-example pipelines or data without
     /// recordings.
     static func decisionLabels(of dataset: Dataset, window: PipelineSpec.Window?, classes: [String]) -> [[Int?]] {
         guard let w = window else { return [] }
         let index = Dictionary(uniqueKeysWithValues: classes.enumerated().map { ($1, $0) })
         return dataset.recordings.map { r in
-            r.windows(size: w.size, hop: w.hop, labelling: .majority, dropNull: false).map { $0.label.flatMap { index[$0] } }
+            r.windows(size: w.size, hop: w.hop, labelling: w.labelling, dropNull: false).map { $0.label.flatMap { index[$0] } }
         }.filter { !$0.isEmpty }
     }
 

@@ -49,10 +49,45 @@ public struct PipelineSpec: Sendable, Codable {
         public var size: Int
         /// Frames between window starts.
         public var hop: Int
-        /// Windows of `size` frames every `hop` frames.
-        public init(size: Int, hop: Int) {
+        /// How a training window cut from a continuous recording takes its label. Spec key
+        /// `features.labelAt`: the fraction of the window whose frame names it (see
+        /// ``Recording/WindowLabelling/at(_:)``); without it, the window's majority label.
+        public var labelling: Recording.WindowLabelling
+        /// Windows of `size` frames every `hop` frames, labelled as `labelling` says.
+        public init(size: Int, hop: Int, labelling: Recording.WindowLabelling = .majority) {
             self.size = size
             self.hop = hop
+            self.labelling = labelling
+        }
+
+        func checkLabelAt() throws {
+            if let f = labelAt, !(0...1).contains(f) {
+                throw GestureKitError("must be a fraction of the window from 0 (its first frame) to 1 (its last), found \(f)", field: "features.labelAt")
+            }
+        }
+
+        /// `labelAt`'s value, `nil` for the majority label.
+        var labelAt: Double? {
+            switch labelling {
+            case .at(let f): f
+            case .majority: nil
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case size, hop, labelAt }
+
+        public init(from decoder: Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            size = try c.decode(Int.self, forKey: .size)
+            hop = try c.decode(Int.self, forKey: .hop)
+            labelling = try c.decodeIfPresent(Double.self, forKey: .labelAt).map { .at($0) } ?? .majority
+        }
+
+        public func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(size, forKey: .size)
+            try c.encode(hop, forKey: .hop)
+            try c.encodeIfPresent(labelAt, forKey: .labelAt)
         }
     }
 
@@ -87,6 +122,7 @@ public struct PipelineSpec: Sendable, Codable {
         if let w = window, w.size < 1 || w.hop < 1 {
             throw GestureKitError("window size and hop must be positive", field: "features.window")
         }
+        try window?.checkLabelAt()
         switch classifier {
         case .vector:
             if extractors.isEmpty {
@@ -104,7 +140,7 @@ public struct PipelineSpec: Sendable, Codable {
     }
 
     enum FeatureKeys: String, CodingKey {
-        case window, hop, extractors, transforms
+        case window, hop, labelAt, extractors, transforms
     }
 
     public init(from decoder: Decoder) throws {
@@ -121,7 +157,11 @@ public struct PipelineSpec: Sendable, Codable {
         if c.contains(.features) {
             let f = try c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
             if let size = try f.decodeIfPresent(Int.self, forKey: .window) {
-                window = Window(size: size, hop: try f.decodeIfPresent(Int.self, forKey: .hop) ?? size)
+                window = Window(size: size, hop: try f.decodeIfPresent(Int.self, forKey: .hop) ?? size,
+                                labelling: try f.decodeIfPresent(Double.self, forKey: .labelAt).map { .at($0) } ?? .majority)
+                try window?.checkLabelAt()
+            } else if f.contains(.labelAt) {
+                throw GestureKitError("labels windows, but the spec sets no \"window\"", field: "features.labelAt")
             }
             extractors = try decodeStages(f, .extractors, StageKinds.featureExtractors, role: "feature extractor")
                 .map { $0 as! any FeatureExtractor }
@@ -141,6 +181,7 @@ public struct PipelineSpec: Sendable, Codable {
             var f = c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
             try f.encodeIfPresent(window?.size, forKey: .window)
             try f.encodeIfPresent(window?.hop, forKey: .hop)
+            try f.encodeIfPresent(window?.labelAt, forKey: .labelAt)
             try encodeStages(extractors, &f, .extractors)
             try encodeStages(transforms, &f, .transforms)
         }
