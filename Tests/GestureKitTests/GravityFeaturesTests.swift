@@ -145,6 +145,6 @@ import Testing
         let spec = try PipelineSpec.load(TestData.repo.appendingPathComponent("pipelines/hapt-live.json").path)
         let g = try #require(spec.extractors.compactMap { $0 as? GravityFeatures }.first)
         #expect(g.accelerometer == [0, 1, 2] && g.gyroscope == [3, 4, 5])
-        #expect(spec.rest == "rest" && spec.window?.size == 128 && spec.window?.hop == 32)
+        #expect(spec.rest == "rest" && spec.window == .init(size: 128, hop: 32, labelling: .at(0.75)))
     }
 }
