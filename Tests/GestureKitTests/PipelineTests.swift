@@ -200,8 +200,10 @@ private func windowedSpec() throws -> PipelineSpec {
         #expect(throws: GestureKitError.self) { try pipeline.save(to: "/nonexistent-dir/m.gesture") }
         // Replacing an existing file leaves no temporary file behind.
         try pipeline.save(to: path)
-        let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.contains(".tmp-") }
+        let url = URL(fileURLWithPath: path), dir = url.deletingLastPathComponent()
+        // Only this file's temporaries: other tests save into the same folder at the same time.
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path)
+            .filter { $0.contains(url.lastPathComponent + ".tmp-") }
         #expect(leftovers.isEmpty)
         #expect(try Pipeline.load(path).classes == pipeline.classes)
     }
