@@ -5,7 +5,7 @@ import GestureKit
 /// MiniRocket on UWaveGestureLibrary TRAIN (120 x 3 channels x 315 frames), 10,000 features, one
 /// thread: fitting the transform (dilations, channel combinations, biases), transforming all 120,
 /// and training the whole pipeline (transform + ridge with LOO alpha); plain MiniRocket (PPV, as
-/// aeon's) and the default with MultiRocket's four pools. Live: a windowed pipeline on
+/// aeon's), the default with MultiRocket's four pools, and MultiRocket's layout (pools and difference). Live: a windowed pipeline on
 /// BasicMotions (window 50, hop 10): the cost of pushing one hop of frames, i.e. one decision.
 /// The peer script Benchmarks/peers/minirocket_peer.py times aeon's MiniRocket on the same data.
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -46,6 +46,17 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("MiniRocket transform UWave TRAIN 120x3x315 multiPooling") { benchmark in
             for _ in benchmark.scaledIterations {
                 for s in series { blackHole(pooledStage.features(of: s)) }
+            }
+        }
+
+        // MultiRocket's layout: four pools, half the biases on the first difference. aeon's
+        // MultiRocket(n_kernels: 1250) computes the same 10,000 features' shapes.
+        var multi = MiniRocket(difference: true, multiPooling: true)
+        try? multi.fit(series, channels: 3, sampleRate: nil)
+        let multiStage = multi
+        Benchmark("MiniRocket transform UWave TRAIN 120x3x315 multiPooling difference") { benchmark in
+            for _ in benchmark.scaledIterations {
+                for s in series { blackHole(multiStage.features(of: s)) }
             }
         }
 
