@@ -124,6 +124,7 @@ import Testing
 
     func check<P: Postprocessor>(_ unfitted: P) throws {
         var stage = unfitted
+        try stage.bind(classes: ["a", "b", "c"])
         try stage.prepare(sampleRate: 20)
         try stage.validate()
         let input = Self.randomStream(200, seed: 3)
@@ -132,6 +133,7 @@ import Testing
         let reference = Self.run(&fresh, input)
         var decoded = try StageTesting.roundTrip(stage)
         try decoded.validate()
+        try decoded.bind(classes: ["a", "b", "c"])  // as a loaded pipeline does
         try decoded.prepare(sampleRate: nil)  // what the file holds suffices
         decoded.reset()
         #expect(Self.run(&decoded, input) == reference, "\(P.kind): round trip changed outputs")
@@ -152,17 +154,21 @@ import Testing
         try check(TimeoutFilter(frames: 7))
         try check(TimeoutFilter(seconds: 0.4))
         try check(ConfidenceThreshold(threshold: 0.3))
+        try check(OnsetFilter(decisions: 2, classes: ["b", "c"]))
+        try check(OnsetFilter(decisions: 3, classes: ["a"]))
     }
 
     @Test(arguments: [
         #"{"kind": "labelFilter"}"#, #"{"kind": "labelFilter", "minimumCount": 2, "bufferSize": 4}"#,
         #"{"kind": "changeFilter"}"#, #"{"kind": "timeout", "frames": 30}"#, #"{"kind": "timeout", "seconds": 0.5}"#,
         #"{"kind": "timeout"}"#, #"{"kind": "confidenceThreshold", "threshold": 0.7}"#,
+        #"{"kind": "onsetFilter", "classes": ["c0"]}"#, #"{"kind": "onsetFilter", "decisions": 3, "classes": ["c0"]}"#,
     ])
     func handWrittenSpecs(spec: String) throws {
         guard var p = try StageTesting.decode(spec, StageKinds.postprocessors, role: "postprocessor") as? any Postprocessor else {
             Issue.record("not a postprocessor"); return
         }
+        try p.bind(classes: ["c0"])
         try p.prepare(sampleRate: 50)
         p.reset()
         _ = p.process(Prediction(classIndex: 0, confidence: 1, scores: [1]), frame: 0)
@@ -177,5 +183,7 @@ import Testing
         #expect(field(#"{"kind": "timeout", "frames": 3, "seconds": 1}"#) == "seconds")
         #expect(field(#"{"kind": "timeout", "frames": -1}"#) == "frames")
         #expect(field(#"{"kind": "confidenceThreshold", "threshold": 2}"#) == "threshold")
+        #expect(field(#"{"kind": "onsetFilter", "decisions": 0, "classes": ["a"]}"#) == "decisions")
+        #expect(field(#"{"kind": "onsetFilter"}"#) == "classes")
     }
 }

@@ -181,4 +181,23 @@ import Testing
             try TestData.spec(#"{"classifier": {"kind": "centroid"}, "calibration": {"fold": 3}}"#)
         }
     }
+
+    @Test func keepsTheSpecsOnsetFilterAfterTheChoice() throws {
+        var spec = try TestData.spec(Self.spec)
+        spec.postprocessing = [HMMFilter(stay: 0.5), OnsetFilter(decisions: 3, classes: ["A"])]
+        let settings = StreamCalibration.Settings(folds: 2, maxFalseActivationsPerMinute: 0.5)
+        let data = Self.dataset(users: 4)
+        let result = try StreamCalibration.calibrate(spec, on: data, settings: settings)
+        let chosen = StreamCalibration.candidates()[result.chosen % StreamCalibration.candidates().count]
+        #expect(result.spec.postprocessing.map { type(of: $0).kind } == chosen.stages.map { type(of: $0).kind } + ["onsetFilter"])
+        #expect((result.spec.postprocessing.last as? OnsetFilter)?.decisions == 3)
+        // Every candidate was replayed with it: the bare one now holds A back, so its events differ.
+        var bare = spec
+        bare.postprocessing = []
+        let without = try StreamCalibration.calibrate(bare, on: data, settings: settings)
+        #expect(result.table[0].name == without.table[0].name)
+        #expect(result.table[0].report.eventPrecision != without.table[0].report.eventPrecision
+                || result.table[0].report.eventRecall != without.table[0].report.eventRecall
+                || result.table[0].labelledFrameAccuracy != without.table[0].labelledFrameAccuracy)
+    }
 }

@@ -93,16 +93,18 @@ let benchmarks: @Sendable () -> Void = {
         ("labelFilter 3 of 5", LabelFilter()), ("changeFilter", ChangeFilter()),
         ("timeout 25", TimeoutFilter(frames: 25)), ("confidenceThreshold", ConfidenceThreshold()),
     ]
-    for (name, stage) in post {
-        Benchmark("postprocess \(name) (per prediction)",
+    /// One stage over a stream of predictions, `name` as it appears in the table.
+    func streamBenchmark(_ name: String, _ stage: some Postprocessor, _ inputs: [Prediction]) {
+        Benchmark("postprocess \(name)",
                   configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .kilo)) { benchmark in
             var s = stage
             s.reset()
             benchmark.startMeasurement()
-            for i in benchmark.scaledIterations { blackHole(s.process(predictions[i], frame: i)) }
+            for i in benchmark.scaledIterations { blackHole(s.process(inputs[i], frame: i)) }
             benchmark.stopMeasurement()
         }
     }
+    for (name, stage) in post { streamBenchmark("\(name) (per prediction)", stage, predictions) }
 
     // Temporal decoding at HAPT's size (13 classes): one forward-filter step per decision.
     let k = 13
@@ -115,15 +117,11 @@ let benchmarks: @Sendable () -> Void = {
     }
     var hmm = HMMFilter(stay: 0.9)
     try! hmm.fit(labelSequences: [(0..<2000).map { ($0 / 40) % k }], classCount: k)
-    let fitted = hmm
-    Benchmark("postprocess hmmFilter 13 classes, learned (per decision)",
-              configuration: .init(metrics: [.wallClock, .mallocCountTotal], scalingFactor: .kilo)) { benchmark in
-        var s = fitted
-        s.reset()
-        benchmark.startMeasurement()
-        for i in benchmark.scaledIterations { blackHole(s.process(hapt[i], frame: i)) }
-        benchmark.stopMeasurement()
-    }
+    streamBenchmark("hmmFilter 13 classes, learned (per decision)", hmm, hapt)
+    // The onset filter behind it, holding HAPT's six transitions (classes 6-11).
+    var onset = OnsetFilter(decisions: 2, classes: (6..<12).map { "c\($0)" })
+    try! onset.bind(classes: (0..<k).map { "c\($0)" })
+    streamBenchmark("onsetFilter 13 classes, 6 held (per decision)", onset, hapt)
 
     var centroid = MinimumDistance(nullRejection: 3)
     let vectors = (0..<400).map { i in (0..<36).map { j in Float(i % 4) * 2 + Float(j % 5) * 0.1 + g.nextGaussian() } }

@@ -11,7 +11,8 @@ import Foundation
 /// recordings where a candidate learns), under each rest weight tried. The winner has the highest
 /// pooled event F1 plus frame accuracy (post-processed, over labelled frames) among the candidates
 /// within the cap (ties: the earlier candidate); when none is within the cap, the one with the
-/// fewest false activations. Frame accuracy counts because events alone ignore how the frames
+/// fewest false activations. The spec's ``OnsetFilter`` stages are not chosen but kept: each
+/// candidate runs with them after it. Frame accuracy counts because events alone ignore how the frames
 /// between them are named (activities that are not events, e.g. walking between postures).
 ///
 /// Spec key (`gesture train --calibrate` adds it with its defaults):
@@ -92,8 +93,8 @@ public enum StreamCalibration {
     }
 
     /// The post-processing variants tried: none; thresholds 0.5 / 0.7 / 0.9; each with an HMM
-    /// filter (stay 0.8, 0.9, 0.95, 0.98, or learned) or a majority label filter (2 of 3, 3 of 5,
-    /// 4 of 7).
+    /// filter (stay 0.8, 0.9, 0.95, 0.98, learned, or learned with rest left ten times sooner:
+    /// `restLeave` 10) or a majority label filter (2 of 3, 3 of 5, 4 of 7).
     public static func candidates() -> [(name: String, stages: [any Postprocessor])] {
         var smoothing: [(String, [any Postprocessor], Bool)] = [("none", [], false)]
         for stay: Float in [0.8, 0.9, 0.95, 0.98] {
@@ -102,6 +103,9 @@ public enum StreamCalibration {
             smoothing.append(("hmm stay \(stay)", [h], false))
         }
         smoothing.append(("hmm learned", [HMMFilter()], false))
+        var quick = HMMFilter()
+        quick.restLeave = 10
+        smoothing.append(("hmm learned, rest leave x10", [quick], false))
         for (m, b) in [(2, 3), (3, 5), (4, 7)] {
             smoothing.append(("labelFilter \(m)/\(b)", [LabelFilter(minimumCount: m, bufferSize: b)], true))
         }
@@ -139,7 +143,8 @@ public enum StreamCalibration {
 
     /// Chooses the post-processing of `spec` for `data` (see the type's description).
     /// - Parameters:
-    ///   - spec: a windowed spec; its own post-processing is replaced by the choice.
+    ///   - spec: a windowed spec; its own post-processing is replaced by the choice, except its
+    ///     ``OnsetFilter`` stages, which every candidate is replayed with and the choice keeps last.
     ///   - data: the training data, with its continuous recordings (never the data a figure is
     ///     reported on).
     ///   - settings: folds, the false-activation cap and the event classes.
@@ -167,6 +172,8 @@ public enum StreamCalibration {
         let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
         let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
         let post = candidates()
+        // The spec's onset filters stay, after whatever is chosen (see OnsetFilter).
+        let kept = spec.postprocessing.filter { $0 is OnsetFilter }
         let weights = restWeights(for: spec, classes: data.classes)
         // Weight-major: candidate w * post.count + j is post-processing j under weight w.
         let names = weights.flatMap { w in post.map { c in w.map { "rest x\($0), \(c.name)" } ?? c.name } }
@@ -190,8 +197,9 @@ public enum StreamCalibration {
                 return traces.map { $0.weighingRest(w, at: rest) }
             }
             for (j, c) in post.enumerated() {
-                var stages = c.stages
+                var stages = c.stages + kept
                 for s in stages.indices {
+                    try stages[s].bind(classes: pipeline.classes)
                     if !sequences.isEmpty {
                         try stages[s].fit(labelSequences: sequences, classCount: pipeline.classes.count, rest: pipeline.restIndex)
                     }
@@ -224,7 +232,7 @@ public enum StreamCalibration {
             }!
         }
         var result = spec
-        result.postprocessing = post[chosen % post.count].stages
+        result.postprocessing = post[chosen % post.count].stages + kept
         result.restWeight = weights[chosen / post.count]
         return Result(spec: result, table: table, chosen: chosen, groupedBy: group, folds: folds)
     }

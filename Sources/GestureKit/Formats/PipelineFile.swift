@@ -106,13 +106,16 @@ extension Pipeline: Codable {
         }
         guard version >= 1 else { throw GestureKitError("unknown version \(version)", file: file, field: "version") }
         let envelope = try decodeJSON(Envelope.self, from: data, file: file)
-        guard let pipeline = envelope.pipeline else { throw GestureKitError("missing pipeline", file: file, field: "pipeline") }
+        guard var pipeline = envelope.pipeline else { throw GestureKitError("missing pipeline", file: file, field: "pipeline") }
         guard let stored = envelope.checksum else { throw GestureKitError("missing checksum", file: file, field: "checksum") }
         let actual = checksum(pipelineBytes(of: data))
         guard stored == actual else {
             throw GestureKitError("checksum mismatch (stored \(stored), content gives \(actual)): the file is corrupt or was edited", file: file, field: "checksum")
         }
-        do { try pipeline.validate() } catch let e as GestureKitError { throw e.inFile(file) }
+        do {
+            try pipeline.validate()
+            try pipeline.bindPostprocessing()
+        } catch let e as GestureKitError { throw e.inFile(file) }
         return pipeline
     }
 

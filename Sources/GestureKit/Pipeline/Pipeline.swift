@@ -85,6 +85,7 @@ public struct Pipeline: Sendable {
         progress?(.trained(classifier: spec.classifier.kind, inputs: inputs.series.count, windowed: spec.window != nil))
         let sequences = decisionLabels(of: dataset, window: spec.window, classes: data.classes)
         for i in spec.postprocessing.indices {
+            try bindStage(&spec.postprocessing[i], at: i, classes: data.classes)
             if !sequences.isEmpty {
                 try spec.postprocessing[i].fit(labelSequences: sequences, classCount: data.classes.count,
                                                rest: spec.rest.flatMap { data.classes.firstIndex(of: $0) })
@@ -133,6 +134,19 @@ public struct Pipeline: Sendable {
             spec.classifier = .vector(classifier)
             return count
         }
+    }
+
+    /// Resolves a post-processing stage's class names against `classes`, naming the stage on error.
+    static func bindStage(_ stage: inout any Postprocessor, at i: Int, classes: [String]) throws {
+        do { try stage.bind(classes: classes) } catch var e as GestureKitError {
+            e.field = "postprocessing[\(i)]" + (e.field.map { ".\($0)" } ?? "")
+            throw e
+        }
+    }
+
+    /// Binds every post-processing stage to this pipeline's classes (after loading).
+    mutating func bindPostprocessing() throws {
+        for i in spec.postprocessing.indices { try Self.bindStage(&spec.postprocessing[i], at: i, classes: classes) }
     }
 
     /// Per continuous recording, the label of each window decision (labelled as the window says,

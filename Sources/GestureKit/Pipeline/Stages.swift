@@ -266,6 +266,10 @@ public protocol Postprocessor: Stage {
     /// `fit(labelSequences:classCount:)` knowing which class index is the pipeline's rest class
     /// (`nil`: none), for stages that treat rest apart. Default: the call without it.
     mutating func fit(labelSequences: [[Int?]], classCount: Int, rest: Int?) throws
+    /// Called with the pipeline's class names (in index order) after training and after loading, so
+    /// stages configured by class name can resolve them. Throws on a name that is not a class.
+    /// Default: nothing to resolve.
+    mutating func bind(classes: [String]) throws
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
@@ -274,6 +278,7 @@ public protocol Postprocessor: Stage {
 extension Postprocessor {
     public mutating func prepare(sampleRate: Double?) throws {}
     public mutating func fit(labelSequences: [[Int?]], classCount: Int) throws {}
+    public mutating func bind(classes: [String]) throws {}
     public mutating func fit(labelSequences: [[Int?]], classCount: Int, rest: Int?) throws {
         try fit(labelSequences: labelSequences, classCount: classCount)
     }
