@@ -156,6 +156,11 @@ import Testing
         try check(ConfidenceThreshold(threshold: 0.3))
         try check(OnsetFilter(decisions: 2, classes: ["b", "c"]))
         try check(OnsetFilter(decisions: 3, classes: ["a"]))
+        try check(TransitionFilter(classes: ["b", "c"]))
+        var learned = TransitionFilter(classes: ["c"], minimumRun: 2)
+        try learned.bind(classes: ["a", "b", "c"])
+        try learned.fit(labelSequences: [[0, 2, 2, 1], [1, 2, 0], [0, nil, 2, 1]], classCount: 3, rest: nil)
+        try check(learned)
     }
 
     @Test(arguments: [

@@ -172,8 +172,8 @@ public enum StreamCalibration {
         let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
         let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
         let post = candidates()
-        // The spec's onset filters stay, after whatever is chosen (see OnsetFilter).
-        let kept = spec.postprocessing.filter { $0 is OnsetFilter }
+        // The spec's onset and transition filters stay, after whatever is chosen.
+        let kept = spec.postprocessing.filter { $0 is OnsetFilter || $0 is TransitionFilter }
         let weights = restWeights(for: spec, classes: data.classes)
         // Weight-major: candidate w * post.count + j is post-processing j under weight w.
         let names = weights.flatMap { w in post.map { c in w.map { "rest x\($0), \(c.name)" } ?? c.name } }

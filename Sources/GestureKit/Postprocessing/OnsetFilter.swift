@@ -50,12 +50,7 @@ public struct OnsetFilter: Postprocessor {
     }
 
     public mutating func bind(classes names: [String]) throws {
-        held = try classes.map { c in
-            guard let i = names.firstIndex(of: c) else {
-                throw GestureKitError("\"\(c)\" is not a class of the pipeline (\(names.joined(separator: ", ")))", field: "classes")
-            }
-            return i
-        }
+        held = try classIndices(of: classes, in: names)
         reset()
     }
 

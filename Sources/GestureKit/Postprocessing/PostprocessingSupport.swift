@@ -18,3 +18,14 @@ extension Array where Element == any Postprocessor {
         return p
     }
 }
+
+/// The indices of `wanted` among a pipeline's class `names`, for stages configured by class name.
+/// - Throws: naming the field `classes` and the first name that is not a class.
+func classIndices(of wanted: [String], in names: [String]) throws -> [Int] {
+    try wanted.map { c in
+        guard let i = names.firstIndex(of: c) else {
+            throw GestureKitError("\"\(c)\" is not a class of the pipeline (\(names.joined(separator: ", ")))", field: "classes")
+        }
+        return i
+    }
+}

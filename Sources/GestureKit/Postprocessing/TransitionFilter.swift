@@ -1,0 +1,180 @@
+/// Reports each run of transition classes once, when it ends, as the transition that best fits
+/// the classes before and after it. Transitions that begin alike (lying to sitting, lying to
+/// standing) are told apart by where they end, which a window deciding during the transition has
+/// not seen yet; the class that follows has. While a run lasts, the class before it stays reported;
+/// the decision that ends the run reports the chosen transition, and the decisions after it pass
+/// through.
+///
+/// The choice maximises (mean score of the transition over the run) x P(transition | class before,
+/// class after), the second learned with ``fit(labelSequences:classCount:rest:)`` from the training
+/// recordings' label sequences (counts plus `smoothing` per transition; without them, the scores
+/// alone decide). Runs shorter than `minimumRun` decisions are dropped.
+///
+/// Latency: a transition is reported one decision after its run ends. Causal: nothing after the
+/// decision being made is used.
+///
+/// JSON: `{"kind": "transitionFilter", "classes": ["STAND_TO_SIT", ...], "minimumRun": 1,
+/// "smoothing": 1}`; after fitting also `"classCount": K` and `"counts"` ((K + 1) x (K + 1) x
+/// classes, before-major; index K = unlabelled or null).
+/// - Complexity: O(classes) per decision, no allocation after the first.
+public struct TransitionFilter: Postprocessor {
+    public static let kind = "transitionFilter"
+    /// Names of the transition classes.
+    public var classes: [String]
+    /// Decisions a run needs to be reported.
+    public var minimumRun: Int
+    /// Added to every learned count, so an unseen context leaves the scores to decide.
+    public var smoothing: Float
+    /// Learned counts of each transition between a class before and a class after; empty when not fitted.
+    public var counts: [Float]
+    /// K, the pipeline's classes the counts were learned over (0 until fitted).
+    public var classCount: Int
+
+    private var held: [Int] = []
+    private var position: [Int] = []   // class index -> position in `held`, -1 for other classes
+    private var last: Int?             // the last class passed through (nil: null)
+    private var before: Int?
+    private var run = 0
+    private var evidence: [Float] = []
+
+    /// A filter for the transition classes `classes`.
+    public init(classes: [String], minimumRun: Int = 1, smoothing: Float = 1) {
+        self.classes = classes
+        self.minimumRun = minimumRun
+        self.smoothing = smoothing
+        self.counts = []
+        self.classCount = 0
+    }
+
+    enum CodingKeys: String, CodingKey { case classes, minimumRun, smoothing, counts, classCount }
+
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        classes = try c.decodeIfPresent([String].self, forKey: .classes) ?? []
+        minimumRun = try c.decodeIfPresent(Int.self, forKey: .minimumRun) ?? 1
+        smoothing = try c.decodeIfPresent(Float.self, forKey: .smoothing) ?? 1
+        counts = try c.decodeIfPresent([Float].self, forKey: .counts) ?? []
+        classCount = try c.decodeIfPresent(Int.self, forKey: .classCount) ?? 0
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(classes, forKey: .classes)
+        try c.encode(minimumRun, forKey: .minimumRun)
+        try c.encode(smoothing, forKey: .smoothing)
+        if !counts.isEmpty {
+            try c.encode(classCount, forKey: .classCount)
+            try c.encode(counts, forKey: .counts)
+        }
+    }
+
+    public func validate() throws {
+        if classes.isEmpty { throw GestureKitError("names no transition class", field: "classes") }
+        if minimumRun < 1 { throw GestureKitError("must be at least 1, found \(minimumRun)", field: "minimumRun") }
+        if !(smoothing > 0 && smoothing.isFinite) {
+            throw GestureKitError("must be a finite number above 0, found \(smoothing)", field: "smoothing")
+        }
+        if counts.isEmpty { return }
+        let expected = (classCount + 1) * (classCount + 1) * classes.count
+        if classCount < 1 || counts.count != expected {
+            throw GestureKitError("expected \(expected) values for \(classCount) classes, found \(counts.count)", field: "counts")
+        }
+        if let bad = counts.first(where: { !($0.isFinite && $0 >= 0) }) {
+            throw GestureKitError("values must be finite and >= 0, found \(bad)", field: "counts")
+        }
+    }
+
+    public mutating func bind(classes names: [String]) throws {
+        held = try classIndices(of: classes, in: names)
+        if !counts.isEmpty && classCount != names.count {
+            throw GestureKitError("learned over \(classCount) classes, the pipeline has \(names.count)", field: "classCount")
+        }
+        position = [Int](repeating: -1, count: names.count)
+        for (p, i) in held.enumerated() { position[i] = p }
+        reset()
+    }
+
+    /// Counts, per run of transition labels in the sequences, its most frequent transition between
+    /// the label before the run and the label after it (nil, unlabelled, as a context of its own).
+    /// Runs at the start or end of a sequence have no context on one side and are not counted.
+    public mutating func fit(labelSequences: [[Int?]], classCount k: Int, rest: Int?) throws {
+        guard !held.isEmpty else { return }
+        var table = [Float](repeating: 0, count: (k + 1) * (k + 1) * held.count)
+        var votes = [Int](repeating: 0, count: held.count)
+        for seq in labelSequences {
+            var prev: Int?? = .none   // nothing seen yet
+            var inRun = false
+            for label in seq {
+                if let l = label, l >= 0, l < k, let p = position.indices.contains(l) ? position[l] : nil, p >= 0 {
+                    if !inRun { inRun = true; votes = votes.map { _ in 0 } }
+                    votes[p] += 1
+                    continue
+                }
+                if inRun, case .some(let b) = prev {
+                    let m = votes.indices.max { votes[$0] < votes[$1] }!
+                    table[((b ?? k) * (k + 1) + (label ?? k)) * held.count + m] += 1
+                }
+                inRun = false
+                prev = .some(label)
+            }
+        }
+        counts = table
+        classCount = k
+        reset()
+    }
+
+    public mutating func reset() {
+        last = nil
+        before = nil
+        run = 0
+        if evidence.count != held.count { evidence = [Float](repeating: 0, count: held.count) }
+        for i in evidence.indices { evidence[i] = 0 }
+    }
+
+    /// The run's transition given the class after it.
+    private func choice(after: Int?) -> Int {
+        let k = classCount, n = held.count
+        var best = 0, bestScore = -Float.infinity
+        var base = -1
+        if !counts.isEmpty, before.map({ $0 < k }) ?? true, after.map({ $0 < k }) ?? true {
+            base = ((before ?? k) * (k + 1) + (after ?? k)) * n
+        }
+        var total: Float = 0
+        if base >= 0 { for e in 0..<n { total += counts[base + e] } }
+        for e in 0..<n {
+            let prior = base >= 0 ? (counts[base + e] + smoothing) / (total + smoothing * Float(n)) : 1
+            let score = (evidence[e] / Float(max(run, 1))) * prior
+            if score > bestScore { best = e; bestScore = score }
+        }
+        return best
+    }
+
+    public mutating func process(_ prediction: Prediction, frame: Int) -> Prediction {
+        let label = prediction.classIndex
+        if let l = label, l >= 0, l < position.count, position[l] >= 0 {
+            if run == 0 { before = last }
+            run += 1
+            for (e, i) in held.enumerated() where i < prediction.scores.count {
+                let s = prediction.scores[i]
+                if s.isFinite { evidence[e] += s }
+            }
+            guard let b = before else { return prediction.suppressed }
+            var kept = prediction
+            kept.classIndex = b
+            kept.confidence = b < prediction.scores.count ? prediction.scores[b] : 0
+            return kept
+        }
+        defer { last = label }
+        guard run > 0 else { return prediction }
+        let length = run
+        let e = choice(after: label)
+        let mean = evidence[e] / Float(length)
+        run = 0
+        for i in evidence.indices { evidence[i] = 0 }
+        guard length >= minimumRun else { return prediction }
+        var out = prediction
+        out.classIndex = held[e]
+        out.confidence = mean
+        return out
+    }
+}

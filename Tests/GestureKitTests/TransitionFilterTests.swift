@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+/// The transition filter: one report per run of transition classes, chosen by its context.
+@Suite struct TransitionFilterTests {
+    static let names = ["A", "B", "T1", "T2"]
+
+    /// A prediction of `c` whose scores give T1 and T2 `t1` and `t2` (and `c` 1 when it is A or B).
+    static func prediction(_ c: Int?, t1: Float = 0, t2: Float = 0) -> Prediction {
+        var scores: [Float] = [0, 0, t1, t2]
+        if let c, c < 2 { scores[c] = 1 }
+        return Prediction(classIndex: c, confidence: c == nil ? 0 : 1, scores: scores)
+    }
+
+    static func fitted(minimumRun: Int = 1) throws -> TransitionFilter {
+        var f = TransitionFilter(classes: ["T1", "T2"], minimumRun: minimumRun)
+        try f.bind(classes: names)
+        // A -> T1 -> B twice, B -> T2 -> A once; runs at a sequence's edge have no context.
+        try f.fit(labelSequences: [[0, 0, 2, 2, 1, 1], [1, 1, 3, 0, 0], [0, 2, 2, 1], [2, 2, 0], [0, 3]],
+                  classCount: 4, rest: nil)
+        return f
+    }
+
+    static func classes(_ filter: TransitionFilter, _ input: [Prediction]) -> [Int?] {
+        var f = filter
+        f.reset()
+        return input.enumerated().map { f.process($1, frame: $0).classIndex }
+    }
+
+    @Test func countsEachRunBetweenItsNeighbours() throws {
+        let f = try Self.fitted()
+        #expect(f.classCount == 4)
+        #expect(f.counts.count == 5 * 5 * 2)
+        func count(_ before: Int, _ after: Int, _ e: Int) -> Float { f.counts[(before * 5 + after) * 2 + e] }
+        #expect(count(0, 1, 0) == 2)   // A, T1, B
+        #expect(count(1, 0, 1) == 1)   // B, T2, A
+        #expect(f.counts.reduce(0, +) == 3)
+    }
+
+    @Test func theContextOutweighsAnAlikeStart() throws {
+        // A run scored T2 over T1 (0.6 against 0.4) between A and B: the context says T1
+        // (0.4 x 3/4 against 0.6 x 1/4), reported once, at the decision that ends the run.
+        let stream = [Self.prediction(0), Self.prediction(0), Self.prediction(3, t1: 0.4, t2: 0.6),
+                      Self.prediction(3, t1: 0.4, t2: 0.6), Self.prediction(1), Self.prediction(1)]
+        #expect(Self.classes(try Self.fitted(), stream) == [0, 0, 0, 0, 2, 1])
+        // Unfitted, the scores alone decide.
+        var bare = TransitionFilter(classes: ["T1", "T2"])
+        try bare.bind(classes: Self.names)
+        #expect(Self.classes(bare, stream) == [0, 0, 0, 0, 3, 1])
+        // An unseen context (B before, B after) leaves the scores to decide as well.
+        let unseen = [Self.prediction(1), Self.prediction(2, t1: 0.3, t2: 0.7), Self.prediction(1)]
+        #expect(Self.classes(try Self.fitted(), unseen) == [1, 1, 3])
+    }
+
+    @Test func shortRunsAreDroppedAndNullIsKept() throws {
+        let blip = [Self.prediction(0), Self.prediction(2, t1: 0.9), Self.prediction(0)]
+        #expect(Self.classes(try Self.fitted(minimumRun: 2), blip) == [0, 0, 0])
+        #expect(Self.classes(try Self.fitted(minimumRun: 1), blip) == [0, 0, 2])
+        // A run after null is held as null.
+        let fromNull = [Self.prediction(nil), Self.prediction(2, t1: 0.9), Self.prediction(2, t1: 0.9), Self.prediction(1)]
+        #expect(Self.classes(try Self.fitted(), fromNull) == [nil, nil, nil, 2])
+    }
+
+    @Test func badSpecsAndMismatchedClassesNameTheField() throws {
+        func field(_ spec: String) -> String? {
+            do { _ = try StageTesting.decode(spec, StageKinds.postprocessors, role: "postprocessor"); return nil }
+            catch let e as GestureKitError { return e.field } catch { return "\(error)" }
+        }
+        #expect(field(#"{"kind": "transitionFilter"}"#) == "classes")
+        #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "minimumRun": 0}"#) == "minimumRun")
+        #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "smoothing": 0}"#) == "smoothing")
+        #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "classCount": 2, "counts": [1]}"#) == "counts")
+        var f = try Self.fitted()
+        #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1", "T2", "C"]) }
+        #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1"]) }
+    }
+}
