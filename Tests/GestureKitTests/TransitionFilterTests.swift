@@ -74,5 +74,8 @@ import Testing
         var f = try Self.fitted()
         #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1", "T2", "C"]) }
         #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1"]) }
+        var g = TransitionFilter(classes: ["T1"])
+        try g.bind(classes: Self.names)
+        #expect(throws: GestureKitError.self) { try g.fit(labelSequences: [[0, 2, 7]], classCount: 4, rest: nil) }
     }
 }

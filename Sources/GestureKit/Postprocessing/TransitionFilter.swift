@@ -105,7 +105,11 @@ public struct TransitionFilter: Postprocessor {
             var prev: Int?? = .none   // nothing seen yet
             var inRun = false
             for label in seq {
-                if let l = label, l >= 0, l < k, let p = position.indices.contains(l) ? position[l] : nil, p >= 0 {
+                if let l = label, !(0..<k).contains(l) {
+                    throw GestureKitError("label \(l) outside 0..<\(k)", field: "labels")
+                }
+                if let l = label, l < position.count, position[l] >= 0 {
+                    let p = position[l]
                     if !inRun { inRun = true; votes = votes.map { _ in 0 } }
                     votes[p] += 1
                     continue
