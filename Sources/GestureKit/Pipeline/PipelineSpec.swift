@@ -66,6 +66,11 @@ public struct PipelineSpec: Sendable, Codable {
             }
         }
 
+        /// The labelling a `labelAt` value asks for: `nil` (key absent) is the majority label.
+        static func labelling(labelAt: Double?) -> Recording.WindowLabelling {
+            labelAt.map { .at($0) } ?? .majority
+        }
+
         /// `labelAt`'s value, `nil` for the majority label.
         var labelAt: Double? {
             switch labelling {
@@ -80,7 +85,7 @@ public struct PipelineSpec: Sendable, Codable {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             size = try c.decode(Int.self, forKey: .size)
             hop = try c.decode(Int.self, forKey: .hop)
-            labelling = try c.decodeIfPresent(Double.self, forKey: .labelAt).map { .at($0) } ?? .majority
+            labelling = Self.labelling(labelAt: try c.decodeIfPresent(Double.self, forKey: .labelAt))
         }
 
         public func encode(to encoder: Encoder) throws {
@@ -158,7 +163,7 @@ public struct PipelineSpec: Sendable, Codable {
             let f = try c.nestedContainer(keyedBy: FeatureKeys.self, forKey: .features)
             if let size = try f.decodeIfPresent(Int.self, forKey: .window) {
                 window = Window(size: size, hop: try f.decodeIfPresent(Int.self, forKey: .hop) ?? size,
-                                labelling: try f.decodeIfPresent(Double.self, forKey: .labelAt).map { .at($0) } ?? .majority)
+                                labelling: Window.labelling(labelAt: try f.decodeIfPresent(Double.self, forKey: .labelAt)))
                 try window?.checkLabelAt()
             } else if f.contains(.labelAt) {
                 throw GestureKitError("labels windows, but the spec sets no \"window\"", field: "features.labelAt")

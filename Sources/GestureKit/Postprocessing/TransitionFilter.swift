@@ -110,7 +110,10 @@ public struct TransitionFilter: Postprocessor {
                 }
                 if let l = label, l < position.count, position[l] >= 0 {
                     let p = position[l]
-                    if !inRun { inRun = true; votes = votes.map { _ in 0 } }
+                    if !inRun {
+                        inRun = true
+                        for v in votes.indices { votes[v] = 0 }
+                    }
                     votes[p] += 1
                     continue
                 }
