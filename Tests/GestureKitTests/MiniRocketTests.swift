@@ -388,6 +388,30 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         }
     }
 
+    /// Long series (padding edges of 4 x 49 frames), lengths that end inside a vector, and many biases
+    /// per dilation: the pooled transform still gives the reference's bits on every width.
+    @Test func multiPoolingOfLongSeriesAndManyBiasesIsTheReference() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = (0..<4).map { i in
+            TimeSeries(values: data.examples[4 * i..<4 * i + 4].flatMap(\.series.values), channelCount: 6)
+        }
+        let long = windows[0]
+        // Two dilations for 400 frames (the larger pads 4 x 49 frames), each with about 12 biases per kernel.
+        var stage = MiniRocket(features: 8000, maxDilations: 2, seed: 7, multiPooling: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let m = try #require(stage.model)
+        #expect(m.featuresPerDilation.allSatisfy { $0 > 8 } && m.dilations.contains { $0 > 16 })
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        for s in [long, long.frames(0..<129), long.frames(7..<71), long.frames(3..<68), long.frames(0..<9)] {
+            let expected = Self.referencePools(s, m)
+            for lanes in [16, 8, 4] {
+                MiniRocket.limitLanes(lanes)
+                #expect(stage.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern), "lanes \(MiniRocket.lanes), \(s.frameCount) frames")
+            }
+        }
+    }
+
     /// The difference half survives a save and load; a file without the key loads as plain MiniRocket,
     /// and a half without its flag (or the flag without its half) is refused.
     @Test func differenceRoundTripsAndOldFilesLoadAsBefore() throws {
