@@ -375,18 +375,20 @@ void gk_minirocket_transform_multi(const float *x, long n, long channels, long n
             for (long k = 0; k < kernelSlots; k++) bias[k] = k < 84 ? biases[f + k * per + q] : INFINITY;
             long above[kernelSlots], frameSum[kernelSlots], longest[kernelSlots];
             float sum[kernelSlots];
-            for (long k = 0; k < slots; k += lanes) {
+            // Two blocks of kernels per pass over the frames (the last alone when they are odd).
+            for (long k = 0; k < slots; k += 2 * lanes) {
+                const long blocks = slots - k >= 2 * lanes ? 2 : 1;
 #ifdef GK_X86
                 if (lanes == 16)
                     poolsT512(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
-                              longest + k);
+                              longest + k, blocks);
                 else if (lanes == 8)
                     poolsT256(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
-                              longest + k);
+                              longest + k, blocks);
                 else
 #endif
                     poolsT128(ct + k, kernelSlots, n, edgeLen, edge + k, bias + k, above + k, sum + k, frameSum + k,
-                              longest + k);
+                              longest + k, blocks);
             }
             const double invWhole = 1.0 / (double)n, invInside = 1.0 / (double)(n - 2 * edgeLen);
             for (long k = 0; k < 84; k++) {

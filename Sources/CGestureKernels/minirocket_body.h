@@ -137,113 +137,135 @@ ATTR static void GK_CAT(fused, SUFFIX)(const float *a, const float *g, long o0, 
 
 #if LANES <= 8
 // The outputs of kernels[0..count) (count <= LANES; missing slots 0) at every frame, time-major:
-// ct[t * stride + j] for kernel j. Each vector of frames is convAt's (combine's bits). Up to 8
-// vectors of frames per kernel go to a small tile, then each LANES x LANES block is transposed in
-// registers: one store per frame, not one per output. Needs n >= LANES; the last tile overlaps the
-// one before it and rewrites the same values.
+// ct[t * stride + j] for kernel j. Each vector of frames is convAt's (combine's bits); the LANES
+// kernels' vectors at one time are transposed in registers, so each frame takes one store, and no
+// output goes through memory before it. Needs n >= LANES; the last vector overlaps the one before
+// it and rewrites the same values.
 ATTR static void GK_CAT(convolveT, SUFFIX)(const MRKernel *kernels, long count, long n, float *ct, long stride) {
-    float tile[LANES * 8 * LANES];
-    const long vecs = n / LANES < 8 ? n / LANES : 8, chunk = vecs * LANES;
-    for (long t0 = 0; t0 < n; t0 += chunk) {
-        const long t = t0 + chunk <= n ? t0 : n - chunk;
-        for (long j = 0; j < LANES; j++) {
-            const MRKernel *k = kernels + j;
-            float *row = tile + j * 8 * LANES;
-            if (j >= count) memset(row, 0, sizeof(float) * (size_t)chunk);
-            else
-                for (long i = 0; i < vecs; i++)
-                    GK_CAT(storeF, SUFFIX)(row + i * LANES,
-                                           GK_CAT(convAt, SUFFIX)(k->a, k->g, k->o0, k->o1, k->o2, t + i * LANES));
+    const float *pa[LANES], *p0[LANES], *p1[LANES], *p2[LANES];
+    for (long j = 0; j < LANES; j++) {
+        const MRKernel *k = kernels + (j < count ? j : 0);
+        pa[j] = k->a;
+        p0[j] = k->g + k->o0;
+        p1[j] = k->g + k->o1;
+        p2[j] = k->g + k->o2;
+    }
+    for (long t0 = 0; t0 < n; t0 += LANES) {
+        const long t = t0 + LANES <= n ? t0 : n - LANES;
+        VF r[LANES];
+        for (int j = 0; j < LANES; j++) {
+            VF v = GK_CAT(loadF, SUFFIX)(pa[j] + t) + GK_CAT(loadF, SUFFIX)(p0[j] + t);
+            v = v + GK_CAT(loadF, SUFFIX)(p1[j] + t);
+            r[j] = j < count ? v + GK_CAT(loadF, SUFFIX)(p2[j] + t) : (VF){0};
         }
-        for (long i = 0; i < vecs; i++) {
-            VF r[LANES];
-            for (int j = 0; j < LANES; j++) r[j] = GK_CAT(loadF, SUFFIX)(tile + (j * 8 + i) * LANES);
 #if LANES == 4
-            const VF u0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), u1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
-            const VF u2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), u3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
-            VF o[4] = {__builtin_shufflevector(u0, u2, 0, 1, 4, 5), __builtin_shufflevector(u0, u2, 2, 3, 6, 7),
-                        __builtin_shufflevector(u1, u3, 0, 1, 4, 5), __builtin_shufflevector(u1, u3, 2, 3, 6, 7)};
+        const VF u0 = __builtin_shufflevector(r[0], r[1], 0, 4, 1, 5), u1 = __builtin_shufflevector(r[0], r[1], 2, 6, 3, 7);
+        const VF u2 = __builtin_shufflevector(r[2], r[3], 0, 4, 1, 5), u3 = __builtin_shufflevector(r[2], r[3], 2, 6, 3, 7);
+        VF o[4] = {__builtin_shufflevector(u0, u2, 0, 1, 4, 5), __builtin_shufflevector(u0, u2, 2, 3, 6, 7),
+                    __builtin_shufflevector(u1, u3, 0, 1, 4, 5), __builtin_shufflevector(u1, u3, 2, 3, 6, 7)};
 #else
-            VF u[8], s[8], o[8];
-            for (int p = 0; p < 8; p += 2) {  // pairs of kernels interleaved within each half
-                u[p] = __builtin_shufflevector(r[p], r[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
-                u[p + 1] = __builtin_shufflevector(r[p], r[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
-            }
-            for (int p = 0; p < 8; p += 4) {  // four kernels at frames (0, 4), (1, 5), (2, 6), (3, 7)
-                s[p] = __builtin_shufflevector(u[p], u[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
-                s[p + 1] = __builtin_shufflevector(u[p], u[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
-                s[p + 2] = __builtin_shufflevector(u[p + 1], u[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
-                s[p + 3] = __builtin_shufflevector(u[p + 1], u[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
-            }
-            for (int q = 0; q < 4; q++) {  // eight kernels at frame q and at frame q + 4
-                o[q] = __builtin_shufflevector(s[q], s[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
-                o[q + 4] = __builtin_shufflevector(s[q], s[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
-            }
+        VF u[8], s[8], o[8];
+        for (int p = 0; p < 8; p += 2) {  // pairs of kernels interleaved within each half
+            u[p] = __builtin_shufflevector(r[p], r[p + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+            u[p + 1] = __builtin_shufflevector(r[p], r[p + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+        }
+        for (int p = 0; p < 8; p += 4) {  // four kernels at frames (0, 4), (1, 5), (2, 6), (3, 7)
+            s[p] = __builtin_shufflevector(u[p], u[p + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            s[p + 1] = __builtin_shufflevector(u[p], u[p + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+            s[p + 2] = __builtin_shufflevector(u[p + 1], u[p + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+            s[p + 3] = __builtin_shufflevector(u[p + 1], u[p + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+        for (int q = 0; q < 4; q++) {  // eight kernels at frame q and at frame q + 4
+            o[q] = __builtin_shufflevector(s[q], s[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+            o[q + 4] = __builtin_shufflevector(s[q], s[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+        }
 #endif
-            for (int l = 0; l < LANES; l++) GK_CAT(storeF, SUFFIX)(ct + (t + i * LANES + l) * stride, o[l]);
+        for (int l = 0; l < LANES; l++) GK_CAT(storeF, SUFFIX)(ct + (t + l) * stride, o[l]);
+    }
+}
+#endif
+
+// poolsT's loop over frames [from, to) for P blocks of LANES kernels (block p at ct + p * LANES),
+// counting only the lanes of mask. The blocks are independent chains: two in one loop overlap the
+// latency of each one's floating-point sum.
+ATTR static inline __attribute__((always_inline)) void GK_CAT(poolSpan, SUFFIX)(
+    const float *ct, long stride, long from, long to, const VF *b, const VI *mask, VI *count, VF *total, VU *prefix,
+    VI *run, VI *best, const int P) {
+    for (long t = from; t < to; t++) {
+        for (int p = 0; p < P; p++) {
+            const VF v = GK_CAT(loadF, SUFFIX)(ct + t * stride + p * LANES);
+            const VI m = (VI)(v > b[p]) & mask[p];
+            count[p] = count[p] - m;
+            total[p] = total[p] + (VF)((VI)(v - b[p]) & m);
+            prefix[p] = prefix[p] + (VU)count[p];
+            run[p] = (run[p] - m) & m;
+            best[p] = __builtin_elementwise_max(run[p], best[p]);
         }
     }
 }
-#endif
 
-// poolsT's loop over frames [from, to), counting only the lanes of mask.
-ATTR static inline __attribute__((always_inline)) void GK_CAT(poolSpan, SUFFIX)(
-    const float *ct, long stride, long from, long to, VF b, VI mask, VI *count, VF *total, VU *prefix, VI *run,
-    VI *best) {
-    for (long t = from; t < to; t++) {
-        const VF v = GK_CAT(loadF, SUFFIX)(ct + t * stride);
-        const VI m = (VI)(v > b) & mask;
-        *count = *count - m;
-        *total = *total + (VF)((VI)(v - b) & m);
-        *prefix = *prefix + (VU)*count;
-        *run = (*run - m) & m;
-        const VI longer = (VI)(*run > *best);
-        *best = (*run & longer) | (*best & ~longer);
-    }
-}
-
-// MultiRocket's four pools for LANES kernels at once, one kernel per lane: ct holds the outputs
-// time-major (ct[t * stride + lane]) and b one bias per lane. Each lane runs the plain loop over
+// MultiRocket's four pools for P * LANES kernels at once, one kernel per lane: ct holds the outputs
+// time-major (ct[t * stride + lane]) and bias one bias per lane. Each lane runs the plain loop over
 // time in order (no sum is reassociated), so every width gives a scalar loop's bits. Lanes with
 // edge[lane] == 0 count only [edgeLen, n - edgeLen). Per lane: outputs above the bias, the sum of
 // (output - bias) over those, the sum of their frame numbers, the longest run of them.
-ATTR static void GK_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, long edgeLen, const int32_t *edge,
-                                        const float *bias, long *above, float *sum, long *frameSum, long *longest) {
-    VF b;
-    VI edges;
-    for (int l = 0; l < LANES; l++) {
-        b[l] = bias[l];
-        edges[l] = edge[l] ? -1 : 0;
+ATTR static inline __attribute__((always_inline)) void GK_CAT(poolsBody, SUFFIX)(
+    const float *ct, long stride, long n, long edgeLen, const int32_t *edge, const float *bias, long *above, float *sum,
+    long *frameSum, long *longest, const int P) {
+    VF b[2], total[2];
+    VI edges[2], every[2], count[2], run[2], best[2];
+    long frames[2 * LANES] = {0};
+    for (int p = 0; p < P; p++) {
+        for (int l = 0; l < LANES; l++) {
+            b[p][l] = bias[p * LANES + l];
+            edges[p][l] = edge[p * LANES + l] ? -1 : 0;
+        }
+        every[p] = (VI){0} - 1;
+        count[p] = run[p] = best[p] = (VI){0};
+        total[p] = (VF){0};
     }
-    const VI every = (VI){0} - 1;
-    VI count = (VI){0}, run = (VI){0}, best = (VI){0};
-    VF total = (VF){0};
-    long frames[LANES] = {0};
     // Per block of L <= 4096 frames, sum over j < L of j m[j] = L c[L - 1] - sum over s < L of c[s],
     // c[s] the count through frame s of the block: one addition a frame instead of a frame counter.
     // Kept modulo 2^32 (unsigned lanes), exact as the true value is below 2^24.
     for (long block = 0; block < n; block += 4096) {
         const long end = block + 4096 < n ? block + 4096 : n;
-        const VI countBefore = count;
-        VU prefix = (VU){0};
+        VI countBefore[2];
+        VU prefix[2];
+        for (int p = 0; p < P; p++) {
+            countBefore[p] = count[p];
+            prefix[p] = (VU){0};
+        }
         // The edges (lanes of edge[] only) and the middle (every lane), each clipped to the block.
         const long cut[4] = {0, edgeLen, n - edgeLen, n};
         for (int span = 0; span < 3; span++) {
             const long from = cut[span] > block ? cut[span] : block, to = cut[span + 1] < end ? cut[span + 1] : end;
             if (from >= to) continue;
-            if (span == 1) GK_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, every, &count, &total, &prefix, &run, &best);
-            else GK_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, edges, &count, &total, &prefix, &run, &best);
+            if (span == 1)
+                GK_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, every, count, total, prefix, run, best, P);
+            else GK_CAT(poolSpan, SUFFIX)(ct, stride, from, to, b, edges, count, total, prefix, run, best, P);
         }
         const uint32_t len = (uint32_t)(end - block);
-        const VU within = len * (VU)(count - countBefore) - (prefix - len * (VU)countBefore);
-        for (int l = 0; l < LANES; l++) frames[l] += (long)within[l] + block * (long)(count[l] - countBefore[l]);
+        for (int p = 0; p < P; p++) {
+            const VU within = len * (VU)(count[p] - countBefore[p]) - (prefix[p] - len * (VU)countBefore[p]);
+            for (int l = 0; l < LANES; l++)
+                frames[p * LANES + l] += (long)within[l] + block * (long)(count[p][l] - countBefore[p][l]);
+        }
     }
-    for (int l = 0; l < LANES; l++) {
-        above[l] = count[l];
-        sum[l] = total[l];
-        frameSum[l] = frames[l];
-        longest[l] = best[l];
-    }
+    for (int p = 0; p < P; p++)
+        for (int l = 0; l < LANES; l++) {
+            above[p * LANES + l] = count[p][l];
+            sum[p * LANES + l] = total[p][l];
+            frameSum[p * LANES + l] = frames[p * LANES + l];
+            longest[p * LANES + l] = best[p][l];
+        }
+}
+
+// poolsBody for `blocks` (1 or 2) consecutive blocks of LANES kernels.
+ATTR static void GK_CAT(poolsT, SUFFIX)(const float *ct, long stride, long n, long edgeLen, const int32_t *edge,
+                                        const float *bias, long *above, float *sum, long *frameSum, long *longest,
+                                        long blocks) {
+    if (blocks >= 2) GK_CAT(poolsBody, SUFFIX)(ct, stride, n, edgeLen, edge, bias, above, sum, frameSum, longest, 2);
+    else GK_CAT(poolsBody, SUFFIX)(ct, stride, n, edgeLen, edge, bias, above, sum, frameSum, longest, 1);
 }
 
 #undef MR_GROUP
