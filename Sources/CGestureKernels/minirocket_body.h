@@ -199,7 +199,8 @@ ATTR static inline __attribute__((always_inline)) void GK_CAT(poolSpan, SUFFIX)(
             total[p] = total[p] + (VF)((VI)(v - b[p]) & m);
             prefix[p] = prefix[p] + (VU)count[p];
             run[p] = (run[p] - m) & m;
-            best[p] = __builtin_elementwise_max(run[p], best[p]);
+            const VI longer = (VI)(run[p] > best[p]);
+            best[p] = (run[p] & longer) | (best[p] & ~longer);
         }
     }
 }
