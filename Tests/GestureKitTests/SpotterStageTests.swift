@@ -66,3 +66,55 @@ import Testing
         #expect(again.map(\.match) == found.map(\.match) && again.map(\.at) == found.map(\.at))
     }
 }
+
+/// The stage's second chance: a moving stretch no subsequence match claimed, labelled as a whole.
+@Suite struct SpotterSecondChanceTests {
+    /// RacketSports swings (30 frames, close classes) that the subsequence thresholds miss: held out 3
+    /// per class (the first of each in file order), each after 200 frames holding the last frame
+    /// before it, streamed through the default DTW's stage with and without the second chance.
+    /// With it, fewer swings go unreported, and nothing is reported while the sensor is held still.
+    @Test(.enabled(if: TestData.hasShared)) func movingStretchesTheSpotterMissedAreLabelled() throws {
+        let data = try Dataset.load(TestData.sharedPath("racketsports/RacketSports_TRAIN.ts"))
+        var held: [Int] = [], train: [Int] = []
+        for c in data.classes {
+            let mine = data.examples.indices.filter { data.examples[$0].label == c }
+            held += mine.prefix(3)
+            train += mine.dropFirst(3)
+        }
+        let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
+        guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else {
+            Issue.record("not a DTW pipeline"); return
+        }
+        #expect(p.spec.preprocessing.isEmpty, "the stage sees raw frames only without pre-processing")
+        var frames: [Float] = [], spans: [(range: ClosedRange<Int>, label: Int)] = []
+        var last = Array(data.examples[held[0]].series.frame(0))
+        for i in held {
+            let s = data.examples[i].series
+            for _ in 0..<200 { frames += last }
+            spans.append(((frames.count / s.channelCount)...((frames.count / s.channelCount) + s.frameCount - 1),
+                          data.classes.firstIndex(of: data.examples[i].label!)!))
+            frames += s.values
+            last = Array(s.frame(s.frameCount - 1))
+        }
+        for _ in 0..<200 { frames += last }
+
+        func replay(secondChance: Bool) throws -> (missed: Int, still: Int) {
+            var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+            #expect(stage.motion != nil)
+            if !secondChance { stage.motion = nil }
+            var reports: [SpotMatch] = []
+            let ch = dtw.model!.channels
+            frames.withUnsafeBufferPointer { all in
+                for f in 0..<(all.count / ch) {
+                    if let m = stage.push(UnsafeBufferPointer(rebasing: all[(f * ch)..<((f + 1) * ch)])) { reports.append(m) }
+                }
+            }
+            let missed = spans.filter { g in !reports.contains { ($0.start...$0.end).overlaps(g.range) } }.count
+            let still = reports.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count
+            return (missed, still)
+        }
+        let without = try replay(secondChance: false), with = try replay(secondChance: true)
+        #expect(with.missed < without.missed, "missed \(with.missed) with the second chance, \(without.missed) without")
+        #expect(with.still == 0)
+    }
+}

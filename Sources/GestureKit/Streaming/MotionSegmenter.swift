@@ -1,0 +1,80 @@
+/// Finds stretches of movement between still stretches in a stream, one frame at a time, for the
+/// spotter's second chance (see ``DTWSpotterStage``): a gesture the subsequence match missed is
+/// still a stretch where the sensor moved, bounded by stillness.
+///
+/// Movement at frame t is the root mean square over channels of the change since frame t - 1,
+/// averaged over the last `smoothing` frames. A stretch opens on the first frame whose average
+/// reaches `floor` and closes once the average has stayed below it for `hang` frames; it spans from
+/// `smoothing - 1` frames before that first frame (the change that raised the average) to the last
+/// frame at or above the floor.
+struct MotionSegmenter: Sendable {
+    let channels: Int
+    let floor: Float
+    let smoothing: Int
+    let hang: Int
+    private var previous: [Float]
+    private var recent: [Float]
+    private var sum: Double = 0
+    private var frame = 0
+    private var start: Int?
+    private var lastMoving = 0
+
+    init(channels: Int, floor: Float, smoothing: Int, hang: Int) {
+        self.channels = channels
+        self.floor = floor
+        self.smoothing = max(1, smoothing)
+        self.hang = max(1, hang)
+        previous = [Float](repeating: 0, count: channels)
+        recent = [Float](repeating: 0, count: max(1, smoothing))
+    }
+
+    mutating func reset() {
+        sum = 0
+        frame = 0
+        start = nil
+        for i in recent.indices { recent[i] = 0 }
+    }
+
+    /// Pushes frame `frame` (counted from the last reset); returns a stretch's first and last frame
+    /// when one closes on it.
+    mutating func push(_ x: UnsafeBufferPointer<Float>) -> ClosedRange<Int>? {
+        let t = frame
+        frame += 1
+        var change: Double = 0
+        if t > 0 {
+            for c in 0..<channels {
+                let d = Double(x[c] - previous[c])
+                change += d * d
+            }
+        }
+        for c in 0..<channels { previous[c] = x[c] }
+        let motion = Float((change / Double(max(channels, 1))).squareRoot())
+        let slot = t % smoothing
+        sum += Double(motion - recent[slot])
+        recent[slot] = motion
+        let moving = Float(sum) / Float(min(t + 1, smoothing)) >= floor
+        if moving {
+            if start == nil { start = max(0, t - smoothing + 1) }
+            lastMoving = t
+            return nil
+        }
+        guard let s = start, t - lastMoving >= hang else { return nil }
+        start = nil
+        return s...lastMoving
+    }
+
+    /// Mean movement (as above, unsmoothed) of a channel-major series of `frames` frames.
+    static func meanMotion(_ values: UnsafeBufferPointer<Float>, frames: Int, channels: Int) -> Float {
+        guard frames > 1, channels > 0 else { return 0 }
+        var total = 0.0
+        for t in 1..<frames {
+            var change = 0.0
+            for c in 0..<channels {
+                let d = Double(values[c * frames + t] - values[c * frames + t - 1])
+                change += d * d
+            }
+            total += (change / Double(channels)).squareRoot()
+        }
+        return Float(total / Double(frames - 1))
+    }
+}

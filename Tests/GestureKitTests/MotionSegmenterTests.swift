@@ -1,0 +1,59 @@
+import Testing
+@testable import GestureKit
+
+/// The moving stretches the DTW spotter's second chance labels.
+@Suite struct MotionSegmenterTests {
+    /// Pushes one channel; returns each stretch with the frame it closed on.
+    static func run(_ values: [Float], floor: Float = 0.5, smoothing: Int = 2, hang: Int = 5) -> [(ClosedRange<Int>, Int)] {
+        var s = MotionSegmenter(channels: 1, floor: floor, smoothing: smoothing, hang: hang)
+        var out: [(ClosedRange<Int>, Int)] = []
+        for (t, v) in values.enumerated() {
+            if let r = [v].withUnsafeBufferPointer({ s.push($0) }) { out.append((r, t)) }
+        }
+        return out
+    }
+
+    /// `count` frames alternating between `a` and `b`.
+    static func burst(_ count: Int, _ a: Float = 5, _ b: Float = 1) -> [Float] { (0..<count).map { $0 % 2 == 0 ? a : b } }
+
+    /// Held at 3 for frames 0-49, alternating 5, 1 for 50-69, then held. Frame 50's change (2)
+    /// averages 1 over two frames: moving, so the stretch opens a smoothing (2) - 1 frame earlier,
+    /// at 49. Frame 70 still averages in frame 69's change: the last moving frame. It closes 5
+    /// (hang) frames later, at 75.
+    @Test func aBurstBetweenStillStretchesIsOneStretch() {
+        var v = [Float](repeating: 3, count: 50) + Self.burst(20)
+        v += [Float](repeating: v.last!, count: 50)
+        let found = Self.run(v)
+        #expect(found.count == 1)
+        #expect(found.first?.0 == 49...70)
+        #expect(found.first?.1 == 75)
+    }
+
+    /// A pause shorter than the hang stays inside the stretch; a longer one ends it.
+    @Test func aPauseLongerThanTheHangSplitsTheStretch() {
+        func stream(pause: Int) -> [Float] {
+            var v = [Float](repeating: 1, count: 20) + Self.burst(10) + [Float](repeating: 1, count: pause) + Self.burst(10)
+            v += [Float](repeating: 1, count: 30)
+            return v
+        }
+        #expect(Self.run(stream(pause: 3)).count == 1)
+        let two = Self.run(stream(pause: 20))
+        #expect(two.count == 2)
+        if two.count == 2 { #expect(two[0].0.upperBound < two[1].0.lowerBound) }
+    }
+
+    /// Noise below the floor never opens a stretch, nor does a constant offset.
+    @Test func noiseAndOffsetsAreStill() {
+        #expect(Self.run(Self.burst(200, 0.1, -0.1)).isEmpty)
+        #expect(Self.run([Float](repeating: 7, count: 100)).isEmpty)
+    }
+
+    /// Mean movement of a channel-major series: the root mean square over channels of each frame's
+    /// change, averaged over the changes.
+    @Test func meanMotionOfChannelMajorValues() {
+        // Two channels, three frames: changes (3, 4) then (0, 0): movements 5/sqrt(2) and 0.
+        let values: [Float] = [0, 3, 3, 0, 4, 4]
+        let m = values.withUnsafeBufferPointer { MotionSegmenter.meanMotion($0, frames: 3, channels: 2) }
+        #expect(abs(m - Float(5 / 2.0.squareRoot() / 2)) < 1e-6)
+    }
+}
