@@ -118,3 +118,27 @@ import Testing
         #expect(with.still == 0)
     }
 }
+
+extension SpotterSecondChanceTests {
+    /// A letter the pipeline never learned is no second-chance gesture: trained on two of G, R and
+    /// T, the default DTW streams all 15 of the third, each after 200 held frames, and reports none.
+    /// The second chance's gate (whole-example rejection at the spotter's K) is what refuses them:
+    /// the classifier alone, whose rejection is off by default, names most of them.
+    @Test(.enabled(if: TestData.hasShared)) func lettersOfAnUnlearnedClassAreNotReported() throws {
+        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
+        for unknown in data.classes {
+            let known = data.examples.indices.filter { data.examples[$0].label != unknown }
+            let p = try SpottingCalibrationTests.defaultPipeline(Dataset(examples: known.map { data.examples[$0] }))
+            var frames: [[Float]] = []
+            var last: [Float]?
+            for e in data.examples where e.label == unknown {
+                frames += Array(repeating: last ?? Array(e.series.frame(0)), count: 200)
+                frames += SpottingCalibrationTests.frames(e.series)
+                last = frames.last
+            }
+            frames += Array(repeating: last!, count: 200)
+            let found = try SpottingCalibrationTests.stream(p, frames)
+            #expect(found.isEmpty, "\(unknown): \(found.map(\.0.label))")
+        }
+    }
+}

@@ -19,8 +19,9 @@ extension DTWClassifier: SpottingClassifier {
 /// those thresholds tight: RacketSports' swings, UWave): a ``MotionSegmenter`` finds each stretch
 /// of movement between still stretches, and one that no report overlaps by ``patience`` longest
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
-/// and reported unless the classifier's null rejection refuses it. Gestures performed back to back
-/// form one long stretch, which is the spotter's alone.
+/// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
+/// K as the spotting thresholds). Gestures performed back to back form one long stretch, which is
+/// the spotter's alone.
 ///
 /// The prediction's confidence is how far inside its class's spotting threshold the subsequence match
 /// fell (1 at distance 0, 0 at the threshold); its scores are the classifier's on the stretch. A
@@ -47,6 +48,11 @@ struct DTWSpotterStage: Spotter {
     var reported: [ClosedRange<Int>] = []
     let shortest: Int
     let longest: Int
+    /// Per class, the most a second-chance stretch may lie from its nearest template: GRT's
+    /// whole-example null rejection at the spotter's K (`mean + K * std` of the class's leave-one-out
+    /// distances), on even when the pipeline's whole-example rejection is off. Without it, letters of
+    /// a class the pipeline never learned were reported as the others (39 of 45).
+    let accept: [Float]
 
     init(inner: DTWSpotter, classifier: DTWClassifier) {
         self.inner = inner
@@ -57,6 +63,9 @@ struct DTWSpotterStage: Spotter {
         shortest = inner.lengths.min() ?? 0
         longest = maxLength
         motion = classifier.model.flatMap { Self.segmenter(for: $0, typical: inner.typicalLengths) }
+        var rejection = classifier.model?.rejection ?? NullRejection(k: nil, classCount: 0)
+        rejection.k = classifier.nullRejection ?? SpottingCalibration.defaultK
+        accept = rejection.thresholds
     }
 
     /// The segmenter for `model`'s templates: moving above `floorFraction` of the templates' low
@@ -120,7 +129,7 @@ struct DTWSpotterStage: Spotter {
            r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
            let whole = stretch(r.lowerBound, r.upperBound) {
             let p = classifier.predict(whole)
-            if p.classIndex != nil { pending.append((r, p, r.upperBound + Self.patience * longest)) }
+            if let c = p.classIndex, let d = p.distance, d <= accept[c] { pending.append((r, p, r.upperBound + Self.patience * longest)) }
         }
         if let m = spotted { return m }
         guard let p = pending.first, frames - 1 >= p.deadline else { return nil }
