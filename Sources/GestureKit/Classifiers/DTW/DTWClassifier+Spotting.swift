@@ -21,7 +21,8 @@ extension DTWClassifier: SpottingClassifier {
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
 /// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
 /// K as the spotting thresholds). Gestures performed back to back form one long stretch, which is
-/// the spotter's alone.
+/// the spotter's alone. A match that barely moved (see ``stillFraction``) is dropped, which leaves
+/// its stretch to the second chance.
 ///
 /// The prediction's confidence is how far inside its class's spotting threshold the subsequence match
 /// fell (1 at distance 0, 0 at the threshold); its scores are the classifier's on the stretch. A
@@ -53,6 +54,14 @@ struct DTWSpotterStage: Spotter {
     /// distances), on even when the pipeline's whole-example rejection is off. Without it, letters of
     /// a class the pipeline never learned were reported as the others (39 of 45).
     let accept: [Float]
+    /// Per class, the mean movement of its stillest template.
+    let stillest: [Float]
+    /// A match that moved less than this fraction of its class's ``stillest`` is not reported: it
+    /// lies mostly on frames held after a gesture (BasicMotions' Standing matched after every
+    /// activity). Chosen on the spotting-replay tuning seeds (last / first / zero still frames, of
+    /// 360): 0 gave 319 / 319 / 310, 0.5 325 (last), 0.75 330 / 330 / 326, 1 331 / 331 / 332;
+    /// 1.25 and 1.5 lost letters (169, 119 of 180). 0.75 keeps a margin below that edge.
+    var stillFraction: Float = 0.75
 
     init(inner: DTWSpotter, classifier: DTWClassifier) {
         self.inner = inner
@@ -66,24 +75,34 @@ struct DTWSpotterStage: Spotter {
         var rejection = classifier.model?.rejection ?? NullRejection(k: nil, classCount: 0)
         rejection.k = classifier.nullRejection ?? SpottingCalibration.defaultK
         accept = rejection.thresholds
+        if let model = classifier.model {
+            let motions = Self.templateMotions(model)
+            stillest = (0..<model.classes.count).map { c in
+                model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
+            }
+        } else {
+            stillest = []
+        }
+    }
+
+    /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:)``).
+    static func templateMotions(_ model: DTWClassifier.Model) -> [Float] {
+        var at = 0
+        return model.templates.withUnsafeBufferPointer { t in
+            model.lengths.map { n in
+                defer { at += n * model.channels }
+                guard at + n * model.channels <= t.count else { return 0 }
+                return MotionSegmenter.meanMotion(UnsafeBufferPointer(rebasing: t[at..<(at + n * model.channels)]),
+                                                  frames: n, channels: model.channels)
+            }
+        }
     }
 
     /// The segmenter for `model`'s templates: moving above `floorFraction` of the templates' low
     /// movement (their 10th percentile), averaged over an eighth of the shortest typical performance,
     /// a stretch ending after `hangFraction` of the median typical performance without it.
     static func segmenter(for model: DTWClassifier.Model, typical: [Int]) -> MotionSegmenter? {
-        var offsets: [Int] = [], at = 0
-        for n in model.lengths {
-            offsets.append(at)
-            at += n * model.channels
-        }
-        guard at == model.templates.count else { return nil }
-        let motions = model.templates.withUnsafeBufferPointer { t in
-            model.lengths.indices.map { k in
-                MotionSegmenter.meanMotion(UnsafeBufferPointer(rebasing: t[offsets[k]..<(offsets[k] + model.lengths[k] * model.channels)]),
-                                           frames: model.lengths[k], channels: model.channels)
-            }
-        }.sorted()
+        let motions = templateMotions(model).sorted()
         let lengths = typical.filter { $0 > 0 }.sorted()
         guard !motions.isEmpty, !lengths.isEmpty else { return nil }
         let low = motions[Int(Double(motions.count - 1) * 0.1)]
@@ -119,7 +138,11 @@ struct DTWSpotterStage: Spotter {
         }
         frames += 1
         let moved = motion?.push(frame)
-        let spotted = inner.push(frame).map(labelled)
+        var spotted = inner.push(frame).map(labelled)
+        if let m = spotted, let c = m.prediction.classIndex, c < stillest.count,
+           movement(m.start, m.end) < stillFraction * stillest[c] {
+            spotted = nil
+        }
         reported.removeAll { $0.upperBound < frames - capacity }
         if let m = spotted {
             reported.append(m.start...m.end)
@@ -154,6 +177,24 @@ struct DTWSpotterStage: Spotter {
         }
         return SpotMatch(prediction: Prediction(classIndex: label, confidence: confidence, scores: scores, distance: m.distance),
                          start: m.start, end: m.end)
+    }
+
+    /// Mean movement over frames `start...end` still held.
+    func movement(_ start: Int, _ end: Int) -> Float {
+        let c = inner.channels
+        let lo = max(start, frames - capacity, 0), hi = min(end, frames - 1)
+        guard hi > lo, c > 0 else { return 0 }
+        var total = 0.0
+        for f in (lo + 1)...hi {
+            let a = (f % capacity) * c, b = ((f - 1) % capacity) * c
+            var change = 0.0
+            for ch in 0..<c {
+                let d = Double(ring[a + ch] - ring[b + ch])
+                change += d * d
+            }
+            total += (change / Double(c)).squareRoot()
+        }
+        return Float(total / Double(hi - lo))
     }
 
     /// Frames `start...end` of the stream as a series (clipped to what the ring still holds).
