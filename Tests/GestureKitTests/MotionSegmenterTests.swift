@@ -48,6 +48,17 @@ import Testing
         #expect(Self.run([Float](repeating: 7, count: 100)).isEmpty)
     }
 
+    /// A sample that is not a number moves nothing and does not stop the segmenter: the burst after
+    /// it is found as without it.
+    @Test func aNotANumberSampleDoesNotStopTheSegmenter() {
+        var v = [Float](repeating: 3, count: 50) + Self.burst(20)
+        v += [Float](repeating: v.last!, count: 50)
+        var broken = v
+        broken[10] = .nan
+        #expect(Self.run(broken).map(\.0) == Self.run(v).map(\.0))
+        #expect(Self.run(v).count == 1)
+    }
+
     /// Mean movement of a channel-major series: the root mean square over channels of each frame's
     /// change, averaged over the changes.
     @Test func meanMotionOfChannelMajorValues() {

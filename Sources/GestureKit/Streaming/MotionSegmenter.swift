@@ -35,20 +35,13 @@ struct MotionSegmenter: Sendable {
         for i in recent.indices { recent[i] = 0 }
     }
 
-    /// Pushes frame `frame` (counted from the last reset); returns a stretch's first and last frame
+    /// Pushes the next frame; returns a stretch's first and last frame (counted from the last reset)
     /// when one closes on it.
     mutating func push(_ x: UnsafeBufferPointer<Float>) -> ClosedRange<Int>? {
         let t = frame
         frame += 1
-        var change: Double = 0
-        if t > 0 {
-            for c in 0..<channels {
-                let d = Double(x[c] - previous[c])
-                change += d * d
-            }
-        }
+        let motion = t > 0 ? Float(Self.change(channels) { x[$0] - previous[$0] }) : 0
         for c in 0..<channels { previous[c] = x[c] }
-        let motion = Float((change / Double(max(channels, 1))).squareRoot())
         let slot = t % smoothing
         sum += Double(motion - recent[slot])
         recent[slot] = motion
@@ -67,14 +60,21 @@ struct MotionSegmenter: Sendable {
     static func meanMotion(_ values: UnsafeBufferPointer<Float>, frames: Int, channels: Int) -> Float {
         guard frames > 1, channels > 0 else { return 0 }
         var total = 0.0
-        for t in 1..<frames {
-            var change = 0.0
-            for c in 0..<channels {
-                let d = Double(values[c * frames + t] - values[c * frames + t - 1])
-                change += d * d
-            }
-            total += (change / Double(channels)).squareRoot()
-        }
+        for t in 1..<frames { total += change(channels) { values[$0 * frames + t] - values[$0 * frames + t - 1] } }
         return Float(total / Double(frames - 1))
+    }
+
+    /// Root mean square over `channels` of `difference(c)`; 0 when that is not finite (a sample
+    /// that is not a number moves nothing rather than stopping the segmenter for good).
+    @inline(__always)
+    static func change(_ channels: Int, _ difference: (Int) -> Float) -> Double {
+        guard channels > 0 else { return 0 }
+        var sum = 0.0
+        for c in 0..<channels {
+            let d = Double(difference(c))
+            sum += d * d
+        }
+        let rms = (sum / Double(channels)).squareRoot()
+        return rms.isFinite ? rms : 0
     }
 }

@@ -187,12 +187,7 @@ struct DTWSpotterStage: Spotter {
         var total = 0.0
         for f in (lo + 1)...hi {
             let a = (f % capacity) * c, b = ((f - 1) % capacity) * c
-            var change = 0.0
-            for ch in 0..<c {
-                let d = Double(ring[a + ch] - ring[b + ch])
-                change += d * d
-            }
-            total += (change / Double(c)).squareRoot()
+            total += MotionSegmenter.change(c) { ring[a + $0] - ring[b + $0] }
         }
         return Float(total / Double(hi - lo))
     }
