@@ -71,18 +71,18 @@ struct DTWSpotterStage: Spotter {
         ring = [Float](repeating: 0, count: capacity * inner.channels)
         shortest = inner.lengths.min() ?? 0
         longest = maxLength
-        motion = classifier.model.flatMap { Self.segmenter(for: $0, typical: inner.typicalLengths) }
         var rejection = classifier.model?.rejection ?? NullRejection(k: nil, classCount: 0)
         rejection.k = classifier.nullRejection ?? SpottingCalibration.defaultK
         accept = rejection.thresholds
-        if let model = classifier.model {
-            let motions = Self.templateMotions(model)
-            stillest = (0..<model.classes.count).map { c in
-                model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
-            }
-        } else {
+        guard let model = classifier.model else {
             stillest = []
+            return
         }
+        let motions = Self.templateMotions(model)
+        stillest = (0..<model.classes.count).map { c in
+            model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
+        }
+        motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths)
     }
 
     /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:)``).
@@ -98,17 +98,17 @@ struct DTWSpotterStage: Spotter {
         }
     }
 
-    /// The segmenter for `model`'s templates: moving above `floorFraction` of the templates' low
-    /// movement (their 10th percentile), averaged over an eighth of the shortest typical performance,
-    /// a stretch ending after `hangFraction` of the median typical performance without it.
-    static func segmenter(for model: DTWClassifier.Model, typical: [Int]) -> MotionSegmenter? {
-        let motions = templateMotions(model).sorted()
+    /// The segmenter for templates of mean movement `motions`: moving above `floorFraction` of their
+    /// low movement (their 10th percentile), averaged over an eighth of the shortest typical
+    /// performance, a stretch ending after `hangFraction` of the median typical performance without it.
+    static func segmenter(motions unsorted: [Float], channels: Int, typical: [Int]) -> MotionSegmenter? {
+        let motions = unsorted.sorted()
         let lengths = typical.filter { $0 > 0 }.sorted()
         guard !motions.isEmpty, !lengths.isEmpty else { return nil }
         let low = motions[Int(Double(motions.count - 1) * 0.1)]
         guard low > 0 else { return nil }
         let smoothing = max(2, lengths[0] / 8)
-        return MotionSegmenter(channels: model.channels, floor: floorFraction * low, smoothing: smoothing,
+        return MotionSegmenter(channels: channels, floor: floorFraction * low, smoothing: smoothing,
                                hang: max(smoothing, Int(Double(lengths[lengths.count / 2]) * hangFraction)))
     }
 
@@ -152,7 +152,9 @@ struct DTWSpotterStage: Spotter {
            r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
            let whole = stretch(r.lowerBound, r.upperBound) {
             let p = classifier.predict(whole)
-            if let c = p.classIndex, let d = p.distance, d <= accept[c] { pending.append((r, p, r.upperBound + Self.patience * longest)) }
+            if let c = p.classIndex, let d = p.distance, d <= accept[c] {
+                pending.append((r, p, r.upperBound + Self.patience * longest))
+            }
         }
         if let m = spotted { return m }
         guard let p = pending.first, frames - 1 >= p.deadline else { return nil }
