@@ -181,11 +181,17 @@ struct DTWSpotterStage: Spotter {
                          start: m.start, end: m.end)
     }
 
+    /// The frames of `start...end` the ring still holds; `nil` when fewer than two.
+    func held(_ start: Int, _ end: Int) -> ClosedRange<Int>? {
+        let lo = max(start, frames - capacity, 0), hi = min(end, frames - 1)
+        return hi > lo ? lo...hi : nil
+    }
+
     /// Mean movement over frames `start...end` still held.
     func movement(_ start: Int, _ end: Int) -> Float {
         let c = inner.channels
-        let lo = max(start, frames - capacity, 0), hi = min(end, frames - 1)
-        guard hi > lo, c > 0 else { return 0 }
+        guard let r = held(start, end), c > 0 else { return 0 }
+        let lo = r.lowerBound, hi = r.upperBound
         var total = 0.0
         for f in (lo + 1)...hi {
             let a = (f % capacity) * c, b = ((f - 1) % capacity) * c
@@ -197,11 +203,10 @@ struct DTWSpotterStage: Spotter {
     /// Frames `start...end` of the stream as a series (clipped to what the ring still holds).
     func stretch(_ start: Int, _ end: Int) -> TimeSeries? {
         let c = inner.channels
-        let lo = max(start, frames - capacity, 0), hi = min(end, frames - 1)
-        guard hi > lo else { return nil }
+        guard let r = held(start, end) else { return nil }
         var v = [Float]()
-        v.reserveCapacity((hi - lo + 1) * c)
-        for f in lo...hi {
+        v.reserveCapacity(r.count * c)
+        for f in r {
             let base = (f % capacity) * c
             v += ring[base..<(base + c)]
         }
