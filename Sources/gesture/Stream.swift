@@ -97,6 +97,13 @@ struct Stream: ParsableCommand {
                     if timeUp() { break loop }
                 }
             }
+            if !timeUp() {
+                for d in live.flush() {
+                    session.detections += 1
+                    session.out.write(json ? jsonLine(d, frame: session.frames - 1) : textLine(d, frame: session.frames - 1))
+                    try sender?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
+                }
+            }
             session.out.flush()
             let elapsed = Date().timeIntervalSince(session.started)
             let perSecond: Double = Double(session.frames) / max(elapsed, 1e-9)

@@ -73,19 +73,30 @@ import Testing
     /// per class (the first of each in file order), each after 200 frames holding the last frame
     /// before it, streamed through the default DTW's stage with and without the second chance.
     /// With it, fewer swings go unreported, and nothing is reported while the sensor is held still.
-    /// The first 3 examples of each class of `file` held out, each after 200 frames holding the last
-    /// frame before it, 200 more at the end; the default DTW trained on the rest.
-    static func heldOutStream(_ file: String) throws -> (dtw: DTWClassifier, frames: [Float], spans: [(range: ClosedRange<Int>, label: Int)]) {
-        let data = try Dataset.load(TestData.sharedPath(file))
+    /// The first 3 examples of each class of `data` (held) and the others (train).
+    static func firstThree(_ data: Dataset) -> (held: [Int], train: [Int]) {
         var held: [Int] = [], train: [Int] = []
         for c in data.classes {
             let mine = data.examples.indices.filter { data.examples[$0].label == c }
             held += mine.prefix(3)
             train += mine.dropFirst(3)
         }
+        return (held, train)
+    }
+
+    /// The first 3 examples of each class of `file` held out (in class order, or shuffled with
+    /// `seed`), each after 200 frames holding the last frame before it, 200 more at the end; the
+    /// default DTW trained on the rest.
+    static func heldOutStream(_ file: String, shuffle seed: UInt64? = nil) throws -> (dtw: DTWClassifier, frames: [Float], spans: [(range: ClosedRange<Int>, label: Int)]) {
+        let data = try Dataset.load(TestData.sharedPath(file))
+        var (held, train) = Self.firstThree(data)
         let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
         guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else {
             throw GestureKitError("not a DTW pipeline", field: "classifier")
+        }
+        if let seed {
+            var rng = SeededGenerator(seed: seed)
+            held.shuffle(using: &rng)
         }
         #expect(p.spec.preprocessing.isEmpty, "the stage sees raw frames only without pre-processing")
         var frames: [Float] = [], spans: [(range: ClosedRange<Int>, label: Int)] = []
@@ -173,5 +184,62 @@ extension SpotterSecondChanceTests {
             let found = try SpottingCalibrationTests.stream(p, frames)
             #expect(found.isEmpty, "\(unknown): \(found.map(\.0.label))")
         }
+    }
+}
+
+/// The end of the input, and matches that run on after a reported gesture.
+extension SpotterSecondChanceTests {
+    /// Letters held out as in ``heldOutStream(_:)``, the input cut `tail` frames after the last one
+    /// ends; the default DTW pipeline trained on the rest.
+    static func cutLetters(tail: Int) throws -> (p: Pipeline, frames: [[Float]], last: (range: ClosedRange<Int>, label: String)) {
+        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
+        let (held, train) = Self.firstThree(data)
+        let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
+        var frames: [[Float]] = []
+        var last = (range: 0...0, label: "")
+        for i in held {
+            let s = data.examples[i].series
+            frames += Array(repeating: frames.last ?? Array(s.frame(0)), count: 200)
+            last = (frames.count...(frames.count + s.frameCount - 1), data.examples[i].label ?? "")
+            frames += SpottingCalibrationTests.frames(s)
+        }
+        frames += Array(repeating: frames.last!, count: tail)
+        return (p, frames, last)
+    }
+
+    /// A gesture that ends just before the input does cannot be final while frames may still come;
+    /// `flush()` at the end of the input reports it, once, with its label. Pushed on, the same
+    /// stream reports it without the flush.
+    @Test(.enabled(if: TestData.hasShared)) func theLastGestureIsReportedWhenTheInputEnds() throws {
+        let (p, frames, last) = try Self.cutLetters(tail: 5)
+        var live = p.recognizer()
+        var pushed: [Detection] = []
+        for f in frames { if let d = try live.push(f) { pushed.append(d) } }
+        let onLast = { (d: Detection) in (d.start...d.end).overlaps(last.range) }
+        #expect(!pushed.contains(where: onLast), "reported before the input ended")
+        let flushed = live.flush()
+        #expect(flushed.filter(onLast).map(\.label) == [last.label], "\(flushed)")
+        #expect(live.flush().isEmpty, "a second flush has nothing left")
+
+        let (_, longer, _) = try Self.cutLetters(tail: 400)
+        let streamed = try SpottingCalibrationTests.stream(p, longer).map(\.0)
+        #expect(streamed.filter(onLast).map(\.label) == [last.label])
+    }
+
+    /// A match that starts inside a reported gesture and runs on over the held frames after it
+    /// moves, on average, mostly with that gesture's movement: a second report of it. Judged on its
+    /// own movement (the frames the first report covers count as still), it is dropped. UWave, the
+    /// held-out gestures shuffled with seed 4: one gesture reported twice when judged on all frames.
+    @Test(.enabled(if: TestData.hasShared)) func aMatchRunningOnFromAReportedGestureIsJudgedOnItsOwnMovement() throws {
+        let (dtw, frames, spans) = try Self.heldOutStream("uwave/UWaveGestureLibrary_TRAIN.ts", shuffle: 4)
+        func repeated(ownMovement: Bool) throws -> Int {
+            var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+            stage.ownMovement = ownMovement
+            var reports = Self.reports(&stage, frames)
+            reports += stage.flush()
+            return spans.map { g in reports.filter { ($0.start...$0.end).overlaps(g.range) }.count }.filter { $0 > 1 }.count
+        }
+        let without = try repeated(ownMovement: false), with = try repeated(ownMovement: true)
+        #expect(with < without, "gestures reported more than once: \(with) judged on own movement, \(without) on all")
     }
 }

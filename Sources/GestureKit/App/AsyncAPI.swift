@@ -34,6 +34,7 @@ extension Pipeline {
                     for try await frame in frames {
                         if let d = try live.push(frame) { continuation.yield(d) }
                     }
+                    for d in live.flush() { continuation.yield(d) }
                     continuation.finish()
                 } catch { continuation.finish(throwing: error) }
             }
@@ -59,6 +60,7 @@ extension SwappableRecognizer {
                         if case .refused(_, let why) = live.adoptOffered() { onRefused?(why) }
                         if let d = try live.push(frame) { continuation.yield(d) }
                     }
+                    for d in live.flush() { continuation.yield(d) }
                     continuation.finish()
                 } catch { continuation.finish(throwing: error) }
             }

@@ -151,6 +151,7 @@ extension Evaluation {
                 }
             }
         }
+        steps += r.flushUndecoded().map { .init(frame: rec.series.frameCount - 1, decision: $0) }
         return DecisionTrace(steps: steps, frames: rec.series.frameCount)
     }
 

@@ -298,6 +298,12 @@ public protocol Spotter: Sendable {
     mutating func reset()
     /// Pushes one frame; returns a match once it can no longer improve.
     mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch?
+    /// The stream has ended: the matches still waiting for frames that will not come, in order.
+    mutating func flush() -> [SpotMatch]
+}
+
+extension Spotter {
+    public mutating func flush() -> [SpotMatch] { [] }
 }
 
 /// A gesture found in a stream: its class (`nil` when rejected), how well it matched, and its span.

@@ -146,6 +146,11 @@ public struct DTWSpotter: Sendable {
             return nil
         }
         columns.forget(startingBy: mid)
+        return report(best)
+    }
+
+    /// Candidate `best` as final: reported, unless it is the rest of the last report.
+    private mutating func report(_ best: SpotterMatch) -> SpotterMatch? {
         candidate = nil
         if let last = lastReport, isContinuation(best, of: last) {
             lastReport?.end = best.end
@@ -153,6 +158,12 @@ public struct DTWSpotter: Sendable {
         }
         lastReport = best
         return best
+    }
+
+    /// The stream has ended: the candidate, which no later frame can beat now (unless it is the rest
+    /// of the last report).
+    public mutating func flush() -> SpotterMatch? {
+        candidate.flatMap { report($0) }
     }
 
     /// Whether `m` is the rest of the gesture reported as `last` rather than the next one: it starts

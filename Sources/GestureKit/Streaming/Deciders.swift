@@ -17,6 +17,12 @@ protocol Decider: Sendable {
     /// made while streaming (whole-example pipelines, or fewer frames than one window). `nil` when
     /// this strategy holds nothing to classify.
     mutating func classifyHeld() -> Prediction?
+    /// The stream has ended: decisions that were waiting for more frames.
+    mutating func flush() -> [Decision]
+}
+
+extension Decider {
+    mutating func flush() -> [Decision] { [] }
 }
 
 extension Recognizer {
@@ -119,6 +125,10 @@ struct SpottingDecider: Decider {
 
     mutating func push(_ frame: UnsafeBufferPointer<Float>, at n: Int) -> Decision? {
         spotter.push(frame).map { Decision(prediction: $0.prediction, start: $0.start, end: $0.end) }
+    }
+
+    mutating func flush() -> [Decision] {
+        spotter.flush().map { Decision(prediction: $0.prediction, start: $0.start, end: $0.end) }
     }
 
     mutating func classifyHeld() -> Prediction? { nil }

@@ -56,6 +56,13 @@ struct MotionSegmenter: Sendable {
         return s...lastMoving
     }
 
+    /// The stream has ended: the stretch still open, if any.
+    mutating func flush() -> ClosedRange<Int>? {
+        guard let s = start else { return nil }
+        start = nil
+        return s...lastMoving
+    }
+
     /// Mean movement (as above, unsmoothed) of a channel-major series of `frames` frames.
     static func meanMotion(_ values: UnsafeBufferPointer<Float>, frames: Int, channels: Int) -> Float {
         guard frames > 1, channels > 0 else { return 0 }

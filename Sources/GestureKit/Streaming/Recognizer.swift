@@ -128,9 +128,31 @@ public struct Recognizer: Sendable {
         try frame.withUnsafeBufferPointer { try push($0) }
     }
 
+    /// The input has ended: the detections that were waiting for frames that will not come (a
+    /// spotted gesture too close to the end to be final yet). Call it when the input ends.
+    /// - Returns: the detections in stream order; always empty for windowed pipelines.
+    public mutating func flush() -> [Detection] {
+        let n = max(frameCount - 1, 0)
+        return flushUndecoded().compactMap { detect($0, frame: n) }
+    }
+
+    /// ``flush()``'s decisions before post-processing.
+    mutating func flushUndecoded() -> [Decision] {
+        decider.flush().map { d in
+            var d = d
+            d.prediction = weighed(d.prediction)
+            return d
+        }
+    }
+
     private mutating func pushChecked(_ input: UnsafeBufferPointer<Float>) -> Detection? {
         let n = frameCount
         guard let decision = pushUndecoded(input) else { return nil }
+        return detect(decision, frame: n)
+    }
+
+    /// Post-processes raw decision `decision`, made on frame `n`; a detection when it names a class.
+    private mutating func detect(_ decision: Decision, frame n: Int) -> Detection? {
         let decided = postprocess(decision.prediction, frame: n)
         lastDecision = decided
         decisions += 1

@@ -85,6 +85,9 @@ public struct SwappableRecognizer: Sendable {
         try recognizer.push(frame)
     }
 
+    /// The input has ended (see ``Recognizer/flush()``).
+    public mutating func flush() -> [Detection] { recognizer.flush() }
+
     /// Live recognition needs decisions while the stream runs: a window, or a classifier that spots.
     static func checkLive(_ p: Pipeline) throws {
         guard p.decidesLive else {

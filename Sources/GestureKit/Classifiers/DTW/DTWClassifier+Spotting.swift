@@ -62,6 +62,10 @@ struct DTWSpotterStage: Spotter {
     /// 360): 0 gave 319 / 319 / 310, 0.5 325 (last), 0.75 330 / 330 / 326, 1 331 / 331 / 332;
     /// 1.25 and 1.5 lost letters (169, 119 of 180). 0.75 keeps a margin below that edge.
     var stillFraction: Float = 0.75
+    /// Whether that movement leaves out frames an earlier report covers, so a match that runs on
+    /// from a reported gesture over the still frames after it is judged on its own movement. On the
+    /// tuning seeds (with the end-of-stream flush): 335 / 335 / 329 without, 339 / 339 / 331 with.
+    var ownMovement = true
 
     init(inner: DTWSpotter, classifier: DTWClassifier) {
         self.inner = inner
@@ -138,29 +142,53 @@ struct DTWSpotterStage: Spotter {
         }
         frames += 1
         let moved = motion?.push(frame)
-        var spotted = inner.push(frame).map(labelled)
-        if let m = spotted, let c = m.prediction.classIndex, c < stillest.count,
-           movement(m.start, m.end) < stillFraction * stillest[c] {
-            spotted = nil
-        }
+        var spotted: SpotMatch?
+        if let m = inner.push(frame) { spotted = accepted(m) }
         reported.removeAll { $0.upperBound < frames - capacity }
-        if let m = spotted {
-            reported.append(m.start...m.end)
-            pending.removeAll { $0.range.overlaps(m.start...m.end) }
-        }
-        if let r = moved, !reported.contains(where: { $0.overlaps(r) }),
-           r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
-           let whole = stretch(r.lowerBound, r.upperBound) {
-            let p = classifier.predict(whole)
-            if let c = p.classIndex, let d = p.distance, d <= accept[c] {
-                pending.append((r, p, r.upperBound + Self.patience * longest))
-            }
-        }
+        if let r = moved { secondChance(r) }
         if let m = spotted { return m }
         guard let p = pending.first, frames - 1 >= p.deadline else { return nil }
         pending.removeFirst()
         reported.append(p.range)
         return SpotMatch(prediction: p.prediction, start: p.range.lowerBound, end: p.range.upperBound)
+    }
+
+    /// The stream has ended: the spotter's last candidate, then the second chances still waiting.
+    mutating func flush() -> [SpotMatch] {
+        var spotted: SpotMatch?
+        if let m = inner.flush() { spotted = accepted(m) }
+        if let r = motion?.flush() { secondChance(r) }
+        var out = pending.map { SpotMatch(prediction: $0.prediction, start: $0.range.lowerBound, end: $0.range.upperBound) }
+        pending.removeAll()
+        if let m = spotted { out.append(m) }
+        out.sort { $0.start < $1.start }
+        reported += out.map { $0.start...$0.end }
+        return out
+    }
+
+    /// Spotter match `match` labelled, unless it barely moved (see ``stillFraction``); an accepted match
+    /// takes the moving stretches it overlaps from the second chance.
+    mutating func accepted(_ match: SpotterMatch) -> SpotMatch? {
+        let m = labelled(match)
+        if let c = m.prediction.classIndex, c < stillest.count,
+           movement(m.start, m.end, excluding: ownMovement ? reported : []) < stillFraction * stillest[c] {
+            return nil
+        }
+        reported.append(m.start...m.end)
+        pending.removeAll { $0.range.overlaps(m.start...m.end) }
+        return m
+    }
+
+    /// Moving stretch `r` has closed: no report overlaps it and it lasts a plausible time, so it
+    /// waits (``patience``) labelled, if it lies within ``accept`` of its class.
+    mutating func secondChance(_ r: ClosedRange<Int>) {
+        guard !reported.contains(where: { $0.overlaps(r) }),
+              r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
+              let whole = stretch(r.lowerBound, r.upperBound) else { return }
+        let p = classifier.predict(whole)
+        if let c = p.classIndex, let d = p.distance, d <= accept[c] {
+            pending.append((r, p, r.upperBound + Self.patience * longest))
+        }
     }
 
     /// Match `m` as a report: its stretch labelled by the whole-example classifier.
@@ -187,13 +215,14 @@ struct DTWSpotterStage: Spotter {
         return hi > lo ? lo...hi : nil
     }
 
-    /// Mean movement over frames `start...end` still held.
-    func movement(_ start: Int, _ end: Int) -> Float {
+    /// Mean movement over frames `start...end` still held, frames inside `excluding` counted as
+    /// still: a match's own movement, not that of a gesture already reported.
+    func movement(_ start: Int, _ end: Int, excluding: [ClosedRange<Int>] = []) -> Float {
         let c = inner.channels
         guard let r = held(start, end), c > 0 else { return 0 }
         let lo = r.lowerBound, hi = r.upperBound
         var total = 0.0
-        for f in (lo + 1)...hi {
+        for f in (lo + 1)...hi where !excluding.contains(where: { $0.contains(f) }) {
             let a = (f % capacity) * c, b = ((f - 1) % capacity) * c
             total += MotionSegmenter.change(c) { ring[a + $0] - ring[b + $0] }
         }
