@@ -227,6 +227,16 @@ enum SyntheticGestures {
         #expect(r.perfectPartitions == 5, "\(r.text)")
     }
 
+    /// Back to back (no still frames, none after the last letter either): each letter is reported
+    /// once, the last one when the stream ends (the replay flushes the recogniser, as
+    /// `gesture stream` does at the end of its input).
+    @Test(.enabled(if: TestData.hasShared)) func replayOfLettersBackToBackReportsTheLastOneAtTheEnd() throws {
+        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
+        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 0, seed: 100, still: [.last])
+        #expect(r.correct == 45, "\(r.text)")
+    }
+
     @Test func replayRefusesClassesTooSmallToHoldOut() throws {
         let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
         #expect(throws: GestureKitError.self) {

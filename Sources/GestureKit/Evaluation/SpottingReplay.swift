@@ -146,6 +146,7 @@ extension Evaluation {
                 if let d = try live.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) { detections.append(d) }
             }
         }
+        detections += live.flush()
         var result = SpottingReplayReport.Partition(seed: seed, still: still, gestures: gestures.count)
         var charged = [[Detection]](repeating: [], count: spans.count)
         for d in detections {
