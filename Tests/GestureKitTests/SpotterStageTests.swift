@@ -251,8 +251,8 @@ extension SpotterSecondChanceTests {
 extension SpotterSecondChanceTests {
     /// A subsequence match can cover only part of a gesture (a fragment that matched a template
     /// cheaper than the whole did), and the classifier then labels the fragment. Labelled by the
-    /// whole moving stretch around it instead, when it covers less than half of it, more gestures
-    /// get their right label. Epilepsy, the held-out activities shuffled with seed 0: 10 of 12
+    /// frames that moved around it instead, when it covers less than ``DTWSpotterStage/coverFraction``
+    /// of them, more gestures get their right label. Epilepsy, the held-out activities shuffled with seed 0: 10 of 12
     /// right without, 11 with.
     @Test(.enabled(if: TestData.hasShared)) func aFragmentIsLabelledByTheStretchAroundIt() throws {
         let (dtw, frames, spans) = try Self.heldOutStream("epilepsy/Epilepsy_TRAIN.ts", shuffle: 0)

@@ -14,9 +14,10 @@ extension DTWClassifier: SpottingClassifier {
 /// trained, every template), which tells close classes apart better than the one template whose
 /// subsequence matched cheapest. The stretch is the spotter's: frames the classifier sees are
 /// frames the spotter already matched (causal). A match that covers less than ``coverFraction`` of
-/// the moving stretch around it is a fragment of that gesture and the whole stretch is labelled
-/// instead, so a report waits for its moving stretch to close (a quarter of a typical performance
-/// of stillness after it), one longest template at most.
+/// the frames that moved in the stretch of movement around it is a fragment of that gesture, and
+/// those frames are labelled instead (when they last no longer than one performance of the class
+/// named), so a report waits for its stretch to close (a quarter of a typical performance of
+/// stillness after it), and comes at most 2 longest templates after the match began.
 ///
 /// A second chance for gestures whose subsequence match missed its threshold (close classes make
 /// those thresholds tight: RacketSports' swings, UWave): a ``MotionSegmenter`` finds each stretch
@@ -69,11 +70,13 @@ struct DTWSpotterStage: Spotter {
     /// from a reported gesture over the still frames after it is judged on its own movement. On the
     /// tuning seeds (with the end-of-stream flush): 335 / 335 / 329 without, 339 / 339 / 331 with.
     var ownMovement = true
-    /// A report covering less than this fraction of the moving stretch around it is a fragment of
-    /// the gesture: the whole stretch is labelled instead (see ``settle(_:)``). On the tuning seeds
-    /// (last / first / zeros): 0 gave 339 / 339 / 331, 0.5 340 / 344 / 339, 0.65 339 / 342 / 338,
-    /// 0.8 341 / 344 / 339; 0.5, the plain meaning of a fragment, as they tie.
-    var coverFraction: Float = 0.5
+    /// A report covering less than this fraction of the frames that moved in the stretch around it
+    /// is a fragment of the gesture: the whole of them is labelled instead (see ``settle(_:)``). On
+    /// the tuning seeds (last / first / zeros): 0 gave 339 / 339 / 331, 0.5 340 / 342 / 335, 0.65
+    /// 343 / 348 / 343, 0.8 343 / 345 / 342, 0.9 343 / - / 344, 1 345 / - / 344. Measured against
+    /// the smoothed stretch (still frames at each end) instead, 0.6 and above relabelled whole
+    /// letters by their padding (151 of 180 at 0.6 with zeros held).
+    var coverFraction: Float = 0.65
     /// Spotter reports waiting for the moving stretch around them to close, until `deadline`.
     var waiting: [(match: SpotMatch, deadline: Int)] = []
     /// Reports ready, returned one a frame.
@@ -159,7 +162,7 @@ struct DTWSpotterStage: Spotter {
         }
         frames += 1
         let moved = motion?.push(frame)
-        if let m = inner.push(frame), let a = accepted(m) { hold(a, until: a.end + longest) }
+        if let m = inner.push(frame), let a = accepted(m) { hold(a, until: a.start + DTWSpotter.maxWarp * longest) }
         reported.removeAll { $0.upperBound < frames - capacity }
         if let r = moved {
             settle(r)
@@ -177,17 +180,23 @@ struct DTWSpotterStage: Spotter {
     }
 
     /// Moving stretch `r` has closed: the reports waiting on it go out, each relabelled by the
-    /// whole stretch when it lies inside it and covers less than ``coverFraction`` of it (a
-    /// fragment matched cheaper than the gesture), and the stretch is within ``accept`` of its class.
+    /// frames of `r` that moved when it lies inside `r` and covers less than ``coverFraction`` of
+    /// them (a fragment that matched cheaper than the gesture). The spotter already found a gesture
+    /// there, so no threshold applies: the classifier only names it (with the second chance's gate,
+    /// on the whole smoothed stretch at 0.5, it kept some fragments' wrong labels: 340 / 344 / 339).
     mutating func settle(_ r: ClosedRange<Int>) {
         let on = { (w: (match: SpotMatch, deadline: Int)) in w.match.end >= r.lowerBound && w.match.start <= r.upperBound }
         for w in waiting where on(w) {
             var m = w.match
-            if r.lowerBound <= m.start, m.end <= r.upperBound, Float(m.end - m.start + 1) < coverFraction * Float(r.count),
-               r.count <= DTWSpotter.maxWarp * longest, let whole = stretch(r.lowerBound, r.upperBound) {
+            let core = moved(r) ?? r
+            let shared = min(m.end, core.upperBound) - max(m.start, core.lowerBound) + 1
+            if r.lowerBound <= m.start, m.end <= r.upperBound, Float(shared) < coverFraction * Float(core.count),
+               core.count <= DTWSpotter.maxWarp * longest, let whole = stretch(core.lowerBound, core.upperBound) {
                 let p = classifier.predict(whole)
-                if let c = p.classIndex, let d = p.distance, d <= accept[c] {
-                    m = SpotMatch(prediction: p, start: r.lowerBound, end: r.upperBound)
+                // One performance of the class named, not two gestures back to back.
+                if let c = p.classIndex, c < inner.typicalLengths.count,
+                   Float(core.count) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[c]) {
+                    m = SpotMatch(prediction: p, start: core.lowerBound, end: core.upperBound)
                     reported.append(r)
                 }
             }
@@ -271,6 +280,20 @@ struct DTWSpotterStage: Spotter {
     func held(_ start: Int, _ end: Int) -> ClosedRange<Int>? {
         let lo = max(start, frames - capacity, 0), hi = min(end, frames - 1)
         return hi > lo ? lo...hi : nil
+    }
+
+    /// The first through the last frame of `r` whose own change reached the segmenter's floor: the
+    /// stretch without the still frames its smoothed movement takes in at each end.
+    func moved(_ r: ClosedRange<Int>) -> ClosedRange<Int>? {
+        let c = inner.channels
+        guard let floor = motion?.floor, let h = held(r.lowerBound, r.upperBound), c > 0 else { return nil }
+        let changed = { (f: Int) -> Bool in
+            let a = (f % self.capacity) * c, b = ((f - 1) % self.capacity) * c
+            return MotionSegmenter.change(c) { self.ring[a + $0] - self.ring[b + $0] } >= Double(floor)
+        }
+        guard let first = ((h.lowerBound + 1)...h.upperBound).first(where: changed),
+              let last = ((h.lowerBound + 1)...h.upperBound).last(where: changed), last > first else { return nil }
+        return first...last
     }
 
     /// Mean movement over frames `start...end` still held, frames inside `excluding` counted as
