@@ -186,9 +186,10 @@ struct DTWSpotterStage: Spotter {
     /// on the whole smoothed stretch at 0.5, it kept some fragments' wrong labels: 340 / 344 / 339).
     mutating func settle(_ r: ClosedRange<Int>) {
         let on = { (w: (match: SpotMatch, deadline: Int)) in w.match.end >= r.lowerBound && w.match.start <= r.upperBound }
+        guard waiting.contains(where: on) else { return }
+        let core = moved(r) ?? r
         for w in waiting where on(w) {
             var m = w.match
-            let core = moved(r) ?? r
             let shared = min(m.end, core.upperBound) - max(m.start, core.lowerBound) + 1
             if r.lowerBound <= m.start, m.end <= r.upperBound, Float(shared) < coverFraction * Float(core.count),
                core.count <= DTWSpotter.maxWarp * longest, let whole = stretch(core.lowerBound, core.upperBound) {
