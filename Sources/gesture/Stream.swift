@@ -71,17 +71,18 @@ struct Stream: ParsableCommand {
             func timeUp() -> Bool {
                 stop.isSet || (seconds.map { Date().timeIntervalSince(session.started) >= $0 } ?? false)
             }
+            func emit(_ d: Detection, frame index: Int) throws {
+                session.detections += 1
+                session.out.write(json ? jsonLine(d, frame: index) : textLine(d, frame: index))
+                try sender?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
+            }
 
             loop: while session.frames < frameLimit, let event = try reader.next(timeout: 0.05) {
                 switch event {
                 case .frame(let values):
                     let index = session.frames
                     session.frames += 1
-                    if let d = try live.push(values) {
-                        session.detections += 1
-                        session.out.write(json ? jsonLine(d, frame: index) : textLine(d, frame: index))
-                        try sender?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
-                    }
+                    if let d = try live.push(values) { try emit(d, frame: index) }
                     if session.frames & 63 == 0 {
                         session.checkReload(&live)
                         if timeUp() { break loop }
@@ -98,11 +99,7 @@ struct Stream: ParsableCommand {
                 }
             }
             if !timeUp() {
-                for d in live.flush() {
-                    session.detections += 1
-                    session.out.write(json ? jsonLine(d, frame: session.frames - 1) : textLine(d, frame: session.frames - 1))
-                    try sender?.send([.float32(Float((d.classIndex ?? -1) + 1)), .float32(d.confidence), .string(d.label ?? "null")])
-                }
+                for d in live.flush() { try emit(d, frame: session.frames - 1) }
             }
             session.out.flush()
             let elapsed = Date().timeIntervalSince(session.started)

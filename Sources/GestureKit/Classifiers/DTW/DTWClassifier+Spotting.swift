@@ -182,9 +182,10 @@ struct DTWSpotterStage: Spotter {
     /// Moving stretch `r` has closed: the reports waiting on it go out, each relabelled by the
     /// frames of `r` that moved when at least half of it lies inside `r` and it covers less than
     /// ``coverFraction`` of them (a fragment that matched cheaper than the gesture). Tuning seeds:
-    /// 343 / 348 / 343 when it had to lie wholly inside, 345 / 351 / 346 with half. The spotter already found a gesture
-    /// there, so no threshold applies: the classifier only names it (with the second chance's gate,
-    /// on the whole smoothed stretch at 0.5, it kept some fragments' wrong labels: 340 / 344 / 339).
+    /// 343 / 348 / 343 when it had to lie wholly inside, 345 / 351 / 346 with half. The spotter
+    /// already found a gesture there, so no threshold applies: the classifier only names it (with
+    /// the second chance's gate, on the whole smoothed stretch at 0.5, it kept some fragments'
+    /// wrong labels: 340 / 344 / 339).
     mutating func settle(_ r: ClosedRange<Int>) {
         let on = { (w: (match: SpotMatch, deadline: Int)) in w.match.end >= r.lowerBound && w.match.start <= r.upperBound }
         guard waiting.contains(where: on) else { return }
@@ -212,7 +213,7 @@ struct DTWSpotterStage: Spotter {
     /// Accepted report `a` waits for the moving stretch around it, at most until frame `deadline`
     /// (settled at once when that stretch has already closed).
     mutating func hold(_ a: SpotMatch, until deadline: Int) {
-        guard motion != nil, coverFraction > 0 else {
+        guard motion != nil else {
             outbox.append(a)
             return
         }
@@ -289,12 +290,8 @@ struct DTWSpotterStage: Spotter {
     /// The first through the last frame of `r` whose own change reached the segmenter's floor: the
     /// stretch without the still frames its smoothed movement takes in at each end.
     func moved(_ r: ClosedRange<Int>) -> ClosedRange<Int>? {
-        let c = inner.channels
-        guard let floor = motion?.floor, let h = held(r.lowerBound, r.upperBound), c > 0 else { return nil }
-        let changed = { (f: Int) -> Bool in
-            let a = (f % self.capacity) * c, b = ((f - 1) % self.capacity) * c
-            return MotionSegmenter.change(c) { self.ring[a + $0] - self.ring[b + $0] } >= Double(floor)
-        }
+        guard let floor = motion?.floor, let h = held(r.lowerBound, r.upperBound) else { return nil }
+        let changed = { (f: Int) in self.change(at: f) >= Double(floor) }
         guard let first = ((h.lowerBound + 1)...h.upperBound).first(where: changed),
               let last = ((h.lowerBound + 1)...h.upperBound).last(where: changed), last > first else { return nil }
         return first...last
@@ -303,15 +300,17 @@ struct DTWSpotterStage: Spotter {
     /// Mean movement over frames `start...end` still held, frames inside `excluding` counted as
     /// still: a match's own movement, not that of a gesture already reported.
     func movement(_ start: Int, _ end: Int, excluding: [ClosedRange<Int>] = []) -> Float {
-        let c = inner.channels
-        guard let r = held(start, end), c > 0 else { return 0 }
+        guard let r = held(start, end) else { return 0 }
         let lo = r.lowerBound, hi = r.upperBound
         var total = 0.0
-        for f in (lo + 1)...hi where !excluding.contains(where: { $0.contains(f) }) {
-            let a = (f % capacity) * c, b = ((f - 1) % capacity) * c
-            total += MotionSegmenter.change(c) { ring[a + $0] - ring[b + $0] }
-        }
+        for f in (lo + 1)...hi where !excluding.contains(where: { $0.contains(f) }) { total += change(at: f) }
         return Float(total / Double(hi - lo))
+    }
+
+    /// The movement of held frame `f` since the frame before it (``MotionSegmenter/change(_:_:)``).
+    func change(at f: Int) -> Double {
+        let c = inner.channels, a = (f % capacity) * c, b = ((f - 1) % capacity) * c
+        return MotionSegmenter.change(c) { ring[a + $0] - ring[b + $0] }
     }
 
     /// Frames `start...end` of the stream as a series (clipped to what the ring still holds).
