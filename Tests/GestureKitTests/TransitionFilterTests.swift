@@ -23,9 +23,18 @@ import Testing
     }
 
     static func classes(_ filter: TransitionFilter, _ input: [Prediction]) -> [Int?] {
+        outputs(filter, input).map(\.classIndex)
+    }
+
+    /// The class of each decision's event (nil: none).
+    static func events(_ filter: TransitionFilter, _ input: [Prediction]) -> [Int?] {
+        outputs(filter, input).map { $0.event?.classIndex }
+    }
+
+    static func outputs(_ filter: TransitionFilter, _ input: [Prediction]) -> [Prediction] {
         var f = filter
         f.reset()
-        return input.enumerated().map { f.process($1, frame: $0).classIndex }
+        return input.enumerated().map { f.process($1, frame: 10 * $0) }
     }
 
     @Test func countsEachRunBetweenItsNeighbours() throws {
@@ -40,26 +49,66 @@ import Testing
 
     @Test func theContextOutweighsAnAlikeStart() throws {
         // A run scored T2 over T1 (0.6 against 0.4) between A and B: the context says T1
-        // (0.4 x 3/4 against 0.6 x 1/4), reported once, at the decision that ends the run.
+        // (0.4 x 3/4 against 0.6 x 1/4), reported once, as the event of the decision that ends the
+        // run, dated from the run's first decision; that decision itself passes through (B).
         let stream = [Self.prediction(0), Self.prediction(0), Self.prediction(3, t1: 0.4, t2: 0.6),
                       Self.prediction(3, t1: 0.4, t2: 0.6), Self.prediction(1), Self.prediction(1)]
-        #expect(Self.classes(try Self.fitted(), stream) == [0, 0, 0, 0, 2, 1])
+        #expect(Self.classes(try Self.fitted(), stream) == [0, 0, 0, 0, 1, 1])
+        #expect(Self.events(try Self.fitted(), stream) == [nil, nil, nil, nil, 2, nil])
+        let event = Self.outputs(try Self.fitted(), stream)[4].event
+        #expect(event?.since == 20)
+        #expect(event?.confidence == 0.4)
         // Unfitted, the scores alone decide.
         var bare = TransitionFilter(classes: ["T1", "T2"])
         try bare.bind(classes: Self.names)
-        #expect(Self.classes(bare, stream) == [0, 0, 0, 0, 3, 1])
+        #expect(Self.events(bare, stream) == [nil, nil, nil, nil, 3, nil])
         // An unseen context (B before, B after) leaves the scores to decide as well.
         let unseen = [Self.prediction(1), Self.prediction(2, t1: 0.3, t2: 0.7), Self.prediction(1)]
-        #expect(Self.classes(try Self.fitted(), unseen) == [1, 1, 3])
+        #expect(Self.classes(try Self.fitted(), unseen) == [1, 1, 1])
+        #expect(Self.events(try Self.fitted(), unseen) == [nil, nil, 3])
     }
 
     @Test func shortRunsAreDroppedAndNullIsKept() throws {
         let blip = [Self.prediction(0), Self.prediction(2, t1: 0.9), Self.prediction(0)]
         #expect(Self.classes(try Self.fitted(minimumRun: 2), blip) == [0, 0, 0])
-        #expect(Self.classes(try Self.fitted(minimumRun: 1), blip) == [0, 0, 2])
+        #expect(Self.events(try Self.fitted(minimumRun: 2), blip) == [nil, nil, nil])
+        #expect(Self.events(try Self.fitted(minimumRun: 1), blip) == [nil, nil, 2])
         // A run after null is held as null.
         let fromNull = [Self.prediction(nil), Self.prediction(2, t1: 0.9), Self.prediction(2, t1: 0.9), Self.prediction(1)]
-        #expect(Self.classes(try Self.fitted(), fromNull) == [nil, nil, nil, 2])
+        #expect(Self.classes(try Self.fitted(), fromNull) == [nil, nil, nil, 1])
+        #expect(Self.events(try Self.fitted(), fromNull) == [nil, nil, nil, 2])
+    }
+
+    /// A live stream reports the event once, spanning its run, and names what follows it: the
+    /// stream scoring counts it on the transition's frames, not on the class after it.
+    @Test func theEventSpansItsRunAndTheClassAfterKeepsItsFrames() throws {
+        // Window 4, hop 2: a decision on frames 3, 5, 7, ... covering the 4 frames up to it.
+        let d = Decision(prediction: Self.prediction(1), start: 16, end: 19)
+        #expect(d.start(of: Prediction.Event(classIndex: 2, confidence: 1, since: 11)) == 8)
+        #expect(d.start(of: Prediction.Event(classIndex: 2, confidence: 1, since: 2)) == 0)
+        #expect(d.start(of: Prediction.Event(classIndex: 2, confidence: 1, since: 40)) == 16)
+
+        // Truth: A on frames 0-9, T1 on 10-15, B on 16-29. Decisions on the odd frames name A
+        // through frame 9, T2 (scored below T1) through frame 17, then B.
+        let labels: [String?] = (0..<30).map { $0 < 10 ? "A" : $0 < 16 ? "T1" : "B" }
+        let recording = Recording(series: TimeSeries(values: [Float](repeating: 0, count: 30), channelCount: 1, sampleRate: 10),
+                                  labels: labels)
+        let steps = stride(from: 3, to: 30, by: 2).map { f -> DecisionTrace.Step in
+            let p = f <= 9 ? Self.prediction(0) : f <= 17 ? Self.prediction(3, t1: 0.4, t2: 0.6) : Self.prediction(1)
+            return .init(frame: f, decision: Decision(prediction: p, start: f - 3, end: f))
+        }
+        let examples = Self.names.enumerated().map { Example(series: TimeSeries(values: [Float($0), 1], channelCount: 1), label: $1) }
+        let pipeline = try Pipeline.train(PipelineSpec(classifier: .sequence(DTWClassifier())),
+                                          on: Dataset(examples: examples, classes: Self.names))
+        let report = Evaluation.score([ScoredReplay(recording: recording, trace: DecisionTrace(steps: steps, frames: 30),
+                                                    postprocessing: [try Self.fitted()])],
+                                      pipeline: pipeline, classes: ["T1", "T2"])
+        // One event, T1 by its context, dated from frame 11's window (8-11) so it overlaps T1.
+        #expect(report.events == 1)
+        #expect(report.perClass["T1"]?.correctEvents == 1)
+        #expect(report.perClass["T1"]?.detected == 1)
+        // B's frames from the decision that reports the event on (19-29) are B's; 16-18 lag.
+        #expect(report.perClass["B"]?.correctDecodedFrames == 11)
     }
 
     @Test func badSpecsAndMismatchedClassesNameTheField() throws {

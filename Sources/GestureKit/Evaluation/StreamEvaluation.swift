@@ -183,7 +183,10 @@ extension Evaluation {
                     raw = pipeline.label(of: d.prediction)
                     let p = post.process(d.prediction, frame: f)
                     decoded = pipeline.label(of: p)
-                    if let l = decoded {
+                    if let e = p.event {
+                        detections.append(Detection(label: pipeline.classes[e.classIndex], classIndex: e.classIndex,
+                                                    confidence: e.confidence, start: d.start(of: e), end: d.end))
+                    } else if let l = decoded {
                         detections.append(Detection(label: l, classIndex: p.classIndex, confidence: p.confidence,
                                                     start: d.start, end: d.end))
                     }

@@ -101,6 +101,27 @@ public struct Prediction: Sendable, Hashable, Codable {
     public var scores: [Float]
     /// Distance to the best match, for distance classifiers; used by null rejection.
     public var distance: Float?
+    /// An event that has just ended, reported with this decision by a post-processor that names it
+    /// after the fact (``TransitionFilter`` names a run of transitions when it ends). `classIndex`
+    /// stays what is happening now; a ``Recognizer`` reports the event in its place.
+    public var event: Event?
+
+    /// An event named after it ended.
+    public struct Event: Sendable, Hashable, Codable {
+        /// Index into the pipeline's classes.
+        public var classIndex: Int
+        /// How sure the post-processor is of it, in [0, 1].
+        public var confidence: Float
+        /// The frame of the decision it began on.
+        public var since: Int
+
+        /// An event; every parameter is the property of the same name.
+        public init(classIndex: Int, confidence: Float, since: Int) {
+            self.classIndex = classIndex
+            self.confidence = confidence
+            self.since = since
+        }
+    }
 
     /// A prediction; every parameter is the property of the same name.
     public init(classIndex: Int?, confidence: Float, scores: [Float], distance: Float? = nil) {

@@ -2,16 +2,16 @@
 /// the classes before and after it. Transitions that begin alike (lying to sitting, lying to
 /// standing) are told apart by where they end, which a window deciding during the transition has
 /// not seen yet; the class that follows has. While a run lasts, the class before it stays reported;
-/// the decision that ends the run reports the chosen transition, and the decisions after it pass
-/// through.
+/// the decision that ends the run passes through and reports the chosen transition as its event.
 ///
 /// The choice maximises (mean score of the transition over the run) x P(transition | class before,
 /// class after), the second learned with ``fit(labelSequences:classCount:rest:)`` from the training
 /// recordings' label sequences (counts plus `smoothing` per transition; without them, the scores
 /// alone decide). Runs shorter than `minimumRun` decisions are dropped.
 ///
-/// Latency: a transition is reported one decision after its run ends. Causal: nothing after the
-/// decision being made is used.
+/// Latency: a transition is reported one decision after its run ends, as the ``Prediction/event`` of
+/// that decision (which itself passes through: what is happening now), dated from the run's first
+/// decision so the event spans the run. Causal: nothing after the decision being made is used.
 ///
 /// JSON: `{"kind": "transitionFilter", "classes": ["STAND_TO_SIT", ...], "minimumRun": 1,
 /// "smoothing": 1}`; after fitting also `"classCount": K` and `"counts"` ((K + 1) x (K + 1) x
@@ -35,6 +35,7 @@ public struct TransitionFilter: Postprocessor {
     private var last: Int?             // the last class passed through (nil: null)
     private var before: Int?
     private var run = 0
+    private var runStart = 0         // frame of the run's first decision
     private var evidence: [Float] = []
 
     /// A filter for the transition classes `classes`.
@@ -159,7 +160,10 @@ public struct TransitionFilter: Postprocessor {
     public mutating func process(_ prediction: Prediction, frame: Int) -> Prediction {
         let label = prediction.classIndex
         if let l = label, l >= 0, l < position.count, position[l] >= 0 {
-            if run == 0 { before = last }
+            if run == 0 {
+                before = last
+                runStart = frame
+            }
             run += 1
             for (e, i) in held.enumerated() where i < prediction.scores.count {
                 let s = prediction.scores[i]
@@ -180,8 +184,7 @@ public struct TransitionFilter: Postprocessor {
         for i in evidence.indices { evidence[i] = 0 }
         guard length >= minimumRun else { return prediction }
         var out = prediction
-        out.classIndex = held[e]
-        out.confidence = mean
+        out.event = Prediction.Event(classIndex: held[e], confidence: mean, since: runStart)
         return out
     }
 }

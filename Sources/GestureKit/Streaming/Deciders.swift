@@ -4,6 +4,12 @@ struct Decision {
     /// First and last frame (inclusive, counted from the last reset) the decision covers.
     var start: Int
     var end: Int
+
+    /// The first frame of `event`: that of the window of the decision it began on, as long as this
+    /// decision's and ending on that decision's frame.
+    func start(of event: Prediction.Event) -> Int {
+        max(0, min(event.since, end) - (end - start))
+    }
 }
 
 /// How a ``Recognizer`` turns pre-processed frames into decisions. Chosen once, when the recogniser

@@ -156,10 +156,15 @@ public struct Recognizer: Sendable {
         let decided = postprocess(decision.prediction, frame: n)
         lastDecision = decided
         decisions += 1
-        guard let c = decided.classIndex else { return nil }
-        votes[c] += 1
-        voteConfidence[c] += decided.confidence
-        guard c != restIndex else { return nil }
+        if let c = decided.classIndex {
+            votes[c] += 1
+            voteConfidence[c] += decided.confidence
+        }
+        if let e = decided.event {
+            return Detection(label: pipeline.classes[e.classIndex], classIndex: e.classIndex, confidence: e.confidence,
+                             start: decision.start(of: e), end: decision.end, time: time(of: n))
+        }
+        guard let c = decided.classIndex, c != restIndex else { return nil }
         return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
                          start: decision.start, end: decision.end, time: time(of: n))
     }
