@@ -157,6 +157,7 @@ import Testing
         try check(OnsetFilter(decisions: 2, classes: ["b", "c"]))
         try check(OnsetFilter(decisions: 3, classes: ["a"]))
         try check(TransitionFilter(classes: ["b", "c"]))
+        try check(TransitionFilter(classes: ["b", "c"], settle: 2))
         var learned = TransitionFilter(classes: ["c"], minimumRun: 2)
         try learned.bind(classes: ["a", "b", "c"])
         try learned.fit(labelSequences: [[0, 2, 2, 1], [1, 2, 0], [0, nil, 2, 1]], classCount: 3, rest: nil)

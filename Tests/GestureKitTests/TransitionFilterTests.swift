@@ -79,6 +79,28 @@ import Testing
         #expect(Self.events(try Self.fitted(), fromNull) == [nil, nil, nil, 2])
     }
 
+    @Test func settlingLetsTheClassAfterOutvoteALaggingFirstDecision() throws {
+        // T2 scored over T1 between A and B: the context (A, B) says T1. The decision ending the
+        // run lags and still names A, so the context (A, A), never seen, leaves T2.
+        let stream = [Self.prediction(0), Self.prediction(3, t1: 0.4, t2: 0.6), Self.prediction(0),
+                      Self.prediction(1), Self.prediction(1), Self.prediction(1)]
+        #expect(Self.events(try Self.fitted(), stream) == [nil, nil, 3, nil, nil, nil])
+        // Settling over two more decisions lets B outvote it, reported two decisions later.
+        var settled = try Self.fitted()
+        settled.settle = 2
+        #expect(Self.events(settled, stream) == [nil, nil, nil, nil, 2, nil])
+        #expect(Self.outputs(settled, stream)[4].event?.since == 10)
+        // The decisions meanwhile pass through.
+        #expect(Self.classes(settled, stream) == [0, 0, 0, 1, 1, 1])
+        // A tie keeps the first decision's class: A once, B once, then a new run ends the settling.
+        settled.settle = 3
+        let short = [Self.prediction(0), Self.prediction(3, t1: 0.4, t2: 0.6), Self.prediction(0), Self.prediction(1),
+                     Self.prediction(2, t1: 0.9), Self.prediction(1)]
+        #expect(Self.events(settled, short) == [nil, nil, nil, nil, 3, nil])
+        // The stream's end leaves a run still settling unreported, as one still running.
+        #expect(Self.events(settled, Array(stream.prefix(4))).compactMap { $0 }.isEmpty)
+    }
+
     /// A live stream reports the event once, spanning its run, and names what follows it: the
     /// stream scoring counts it on the transition's frames, not on the class after it.
     @Test func theEventSpansItsRunAndTheClassAfterKeepsItsFrames() throws {
@@ -119,6 +141,7 @@ import Testing
         #expect(field(#"{"kind": "transitionFilter"}"#) == "classes")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "minimumRun": 0}"#) == "minimumRun")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "smoothing": 0}"#) == "smoothing")
+        #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "settle": -1}"#) == "settle")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "classCount": 2, "counts": [1]}"#) == "counts")
         var f = try Self.fitted()
         #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1", "T2", "C"]) }

@@ -9,12 +9,17 @@
 /// recordings' label sequences (counts plus `smoothing` per transition; without them, the scores
 /// alone decide). Runs shorter than `minimumRun` decisions are dropped.
 ///
-/// Latency: a transition is reported one decision after its run ends, as the ``Prediction/event`` of
-/// that decision (which itself passes through: what is happening now), dated from the run's first
-/// decision so the event spans the run. Causal: nothing after the decision being made is used.
+/// The class after the run is the one the decision ending it names, or with `settle` > 0 the one
+/// named most often by that decision and the `settle` after it (ties: the first), so a lagging
+/// first decision does not decide alone.
+///
+/// Latency: a transition is reported `settle` + 1 decisions after its run ends, as the
+/// ``Prediction/event`` of that decision (which itself passes through: what is happening now),
+/// dated from the run's first decision so the event spans the run. A run that starts sooner ends
+/// the settling. Causal: nothing after the decision being made is used.
 ///
 /// JSON: `{"kind": "transitionFilter", "classes": ["STAND_TO_SIT", ...], "minimumRun": 1,
-/// "smoothing": 1}`; after fitting also `"classCount": K` and `"counts"` ((K + 1) x (K + 1) x
+/// "smoothing": 1, "settle": 0}`; after fitting also `"classCount": K` and `"counts"` ((K + 1) x (K + 1) x
 /// classes, before-major; index K = unlabelled or null).
 /// - Complexity: O(classes) per decision, no allocation after the first.
 public struct TransitionFilter: Postprocessor {
@@ -25,6 +30,8 @@ public struct TransitionFilter: Postprocessor {
     public var minimumRun: Int
     /// Added to every learned count, so an unseen context leaves the scores to decide.
     public var smoothing: Float
+    /// Decisions after the one ending a run that also name the class after it.
+    public var settle: Int
     /// Learned counts of each transition between a class before and a class after; empty when not fitted.
     public var counts: [Float]
     /// K, the pipeline's classes the counts were learned over (0 until fitted).
@@ -37,23 +44,32 @@ public struct TransitionFilter: Postprocessor {
     private var run = 0
     private var runStart = 0         // frame of the run's first decision
     private var evidence: [Float] = []
+    // A run that has ended, while the class after it settles.
+    private var waiting = false
+    private var waitLength = 0, waitStart = 0, waitBefore: Int?
+    private var waitEvidence: [Float] = []
+    private var afterVotes: [Int] = []   // per class, then null
+    private var afterFirst: Int?
+    private var afterSeen = 0
 
     /// A filter for the transition classes `classes`.
-    public init(classes: [String], minimumRun: Int = 1, smoothing: Float = 1) {
+    public init(classes: [String], minimumRun: Int = 1, smoothing: Float = 1, settle: Int = 0) {
         self.classes = classes
         self.minimumRun = minimumRun
         self.smoothing = smoothing
+        self.settle = settle
         self.counts = []
         self.classCount = 0
     }
 
-    enum CodingKeys: String, CodingKey { case classes, minimumRun, smoothing, counts, classCount }
+    enum CodingKeys: String, CodingKey { case classes, minimumRun, smoothing, settle, counts, classCount }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         classes = try c.decodeIfPresent([String].self, forKey: .classes) ?? []
         minimumRun = try c.decodeIfPresent(Int.self, forKey: .minimumRun) ?? 1
         smoothing = try c.decodeIfPresent(Float.self, forKey: .smoothing) ?? 1
+        settle = try c.decodeIfPresent(Int.self, forKey: .settle) ?? 0
         counts = try c.decodeIfPresent([Float].self, forKey: .counts) ?? []
         classCount = try c.decodeIfPresent(Int.self, forKey: .classCount) ?? 0
     }
@@ -63,6 +79,7 @@ public struct TransitionFilter: Postprocessor {
         try c.encode(classes, forKey: .classes)
         try c.encode(minimumRun, forKey: .minimumRun)
         try c.encode(smoothing, forKey: .smoothing)
+        if settle != 0 { try c.encode(settle, forKey: .settle) }
         if !counts.isEmpty {
             try c.encode(classCount, forKey: .classCount)
             try c.encode(counts, forKey: .counts)
@@ -72,6 +89,7 @@ public struct TransitionFilter: Postprocessor {
     public func validate() throws {
         if classes.isEmpty { throw GestureKitError("names no transition class", field: "classes") }
         if minimumRun < 1 { throw GestureKitError("must be at least 1, found \(minimumRun)", field: "minimumRun") }
+        if settle < 0 { throw GestureKitError("must be 0 or more, found \(settle)", field: "settle") }
         if !(smoothing > 0 && smoothing.isFinite) {
             throw GestureKitError("must be a finite number above 0, found \(smoothing)", field: "smoothing")
         }
@@ -137,29 +155,61 @@ public struct TransitionFilter: Postprocessor {
         run = 0
         if evidence.count != held.count { evidence = [Float](repeating: 0, count: held.count) }
         for i in evidence.indices { evidence[i] = 0 }
+        if waitEvidence.count != held.count { waitEvidence = [Float](repeating: 0, count: held.count) }
+        if afterVotes.count != position.count + 1 { afterVotes = [Int](repeating: 0, count: position.count + 1) }
+        waiting = false
+        afterSeen = 0
     }
 
-    /// The run's transition given the class after it.
+    /// The ended run's transition given the class after it.
     private func choice(after: Int?) -> Int {
         let k = classCount, n = held.count
         var best = 0, bestScore = -Float.infinity
         var base = -1
-        if !counts.isEmpty, before.map({ $0 < k }) ?? true, after.map({ $0 < k }) ?? true {
-            base = ((before ?? k) * (k + 1) + (after ?? k)) * n
+        if !counts.isEmpty, waitBefore.map({ $0 < k }) ?? true, after.map({ $0 < k }) ?? true {
+            base = ((waitBefore ?? k) * (k + 1) + (after ?? k)) * n
         }
         var total: Float = 0
         if base >= 0 { for e in 0..<n { total += counts[base + e] } }
         for e in 0..<n {
             let prior = base >= 0 ? (counts[base + e] + smoothing) / (total + smoothing * Float(n)) : 1
-            let score = (evidence[e] / Float(max(run, 1))) * prior
+            let score = (waitEvidence[e] / Float(max(waitLength, 1))) * prior
             if score > bestScore { best = e; bestScore = score }
         }
         return best
     }
 
+    /// Counts `label` toward the class after the ended run.
+    private mutating func vote(_ label: Int?) {
+        let v = label.map { $0 >= 0 && $0 < position.count ? $0 : position.count } ?? position.count
+        if afterSeen == 0 {
+            for i in afterVotes.indices { afterVotes[i] = 0 }
+            afterFirst = label
+        }
+        afterVotes[v] += 1
+        afterSeen += 1
+    }
+
+    /// The ended run's event, its class after settled.
+    private mutating func finish() -> Prediction.Event {
+        waiting = false
+        let first = afterFirst.map { $0 >= 0 && $0 < position.count ? $0 : position.count } ?? position.count
+        var top = first
+        for i in afterVotes.indices where afterVotes[i] > afterVotes[top] { top = i }
+        afterSeen = 0
+        let e = choice(after: top == position.count ? nil : top)
+        return Prediction.Event(classIndex: held[e], confidence: waitEvidence[e] / Float(max(waitLength, 1)), since: waitStart)
+    }
+
     public mutating func process(_ prediction: Prediction, frame: Int) -> Prediction {
         let label = prediction.classIndex
-        if let l = label, l >= 0, l < position.count, position[l] >= 0 {
+        let transition = label.map { $0 >= 0 && $0 < position.count && position[$0] >= 0 } ?? false
+        var event: Prediction.Event?
+        if waiting {
+            if !transition { vote(label) }
+            if transition || afterSeen > settle { event = finish() }
+        }
+        if transition {
             if run == 0 {
                 before = last
                 runStart = frame
@@ -169,22 +219,33 @@ public struct TransitionFilter: Postprocessor {
                 let s = prediction.scores[i]
                 if s.isFinite { evidence[e] += s }
             }
-            guard let b = before else { return prediction.suppressed }
+            guard let b = before else {
+                var out = prediction.suppressed
+                out.event = event
+                return out
+            }
             var kept = prediction
             kept.classIndex = b
             kept.confidence = b < prediction.scores.count ? prediction.scores[b] : 0
+            kept.event = event
             return kept
         }
         defer { last = label }
-        guard run > 0 else { return prediction }
-        let length = run
-        let e = choice(after: label)
-        let mean = evidence[e] / Float(length)
+        var out = prediction
+        out.event = event
+        guard run > 0 else { return out }
+        if run >= minimumRun {
+            waiting = true
+            waitLength = run
+            waitStart = runStart
+            waitBefore = before
+            swap(&waitEvidence, &evidence)
+            afterSeen = 0
+            vote(label)
+            if afterSeen > settle { out.event = finish() }
+        }
         run = 0
         for i in evidence.indices { evidence[i] = 0 }
-        guard length >= minimumRun else { return prediction }
-        var out = prediction
-        out.event = Prediction.Event(classIndex: held[e], confidence: mean, since: runStart)
         return out
     }
 }
