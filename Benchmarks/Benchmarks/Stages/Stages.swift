@@ -122,6 +122,11 @@ let benchmarks: @Sendable () -> Void = {
     var onset = OnsetFilter(decisions: 2, classes: (6..<12).map { "c\($0)" })
     try! onset.bind(classes: (0..<k).map { "c\($0)" })
     streamBenchmark("onsetFilter 13 classes, 6 held (per decision)", onset, hapt)
+    // The transition filter in its place (pipelines/hapt-live.json): learned contexts, settling 2.
+    var transition = TransitionFilter(classes: (6..<12).map { "c\($0)" }, settle: 2)
+    try! transition.bind(classes: (0..<k).map { "c\($0)" })
+    try! transition.fit(labelSequences: [(0..<2000).map { ($0 / 40) % k }], classCount: k, rest: nil)
+    streamBenchmark("transitionFilter 13 classes, 6 transitions, settle 2 (per decision)", transition, hapt)
 
     var centroid = MinimumDistance(nullRejection: 3)
     let vectors = (0..<400).map { i in (0..<36).map { j in Float(i % 4) * 2 + Float(j % 5) * 0.1 + g.nextGaussian() } }
