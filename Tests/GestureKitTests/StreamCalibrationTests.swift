@@ -38,10 +38,31 @@ import Testing
         """
 
     @Test func replayedPostprocessingEqualsTheLiveRecognizer() throws {
-        // The trace replay behind evaluateStream must say what Recognizer.push says, frame by frame.
+        let (report, _) = try Self.replayEqualsLive([HMMFilter(stay: 0.9), ConfidenceThreshold(threshold: 0.6)], restWeight: 0.5)
+        #expect(report.decodedFrameAccuracy != report.frameAccuracy, "the post-processing should change something here")
+    }
+
+    @Test func replayedEventsOfATransitionFilterEqualTheLiveRecognizer() throws {
+        // A as a transition: each run of A decisions is one event, reported when the run ends and
+        // dated from its first window, so it spans more than the 20 frames of one window.
+        let (report, detections) = try Self.replayEqualsLive([TransitionFilter(classes: ["A"])], restWeight: nil)
+        let a = detections.filter { $0.label == "A" }
+        #expect(!a.isEmpty)
+        #expect(a.allSatisfy { $0.end - $0.start + 1 > 20 })
+        #expect(report.perClass["A"]?.events == a.count)
+        // The three A segments (rounds 0, 2, 4) each found by one event; the other A events are
+        // the spikes in rest.
+        #expect(report.perClass["A"]?.segments == 3)
+        #expect(report.perClass["A"]?.detected == 3)
+        #expect(report.perClass["A"]?.correctEvents == 3)
+    }
+
+    /// Trains the spec with `postprocessing` and checks that the trace replay behind
+    /// evaluateStream says what Recognizer.push says, frame by frame and event by event.
+    static func replayEqualsLive(_ postprocessing: [any Postprocessor], restWeight: Float?) throws -> (StreamReport, [Detection]) {
         var spec = try TestData.spec(Self.spec)
-        spec.postprocessing = [HMMFilter(stay: 0.9), ConfidenceThreshold(threshold: 0.6)]
-        spec.restWeight = 0.5
+        spec.postprocessing = postprocessing
+        spec.restWeight = restWeight
         let data = Self.dataset(users: 2)
         let pipeline = try Pipeline.train(spec, on: data)
         let rec = Self.recording(user: "x", seed: 99)
@@ -57,13 +78,13 @@ import Testing
         let n = Double(rec.series.frameCount)
         #expect(report.frameAccuracy == Double(raw) / n)
         #expect(report.decodedFrameAccuracy == Double(decoded) / n)
-        #expect(report.decodedFrameAccuracy != report.frameAccuracy, "the post-processing should change something here")
         // Events: runs of touching detections of one label.
         var events = 0, last: Detection?
         for d in detections {
             if let l = last, l.label == d.label, d.start <= l.end + 1 { last!.end = max(l.end, d.end) } else { events += 1; last = d }
         }
         #expect(report.events == events)
+        return (report, detections)
     }
 
     @Test func choosesWithinTheCapAndKeepsUsersApart() throws {
