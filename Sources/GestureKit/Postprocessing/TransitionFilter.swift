@@ -179,9 +179,14 @@ public struct TransitionFilter: Postprocessor {
         return best
     }
 
+    /// `label`'s place in `afterVotes`: the class, or the last place for null and unknown labels.
+    private func slot(_ label: Int?) -> Int {
+        label.map { $0 >= 0 && $0 < position.count ? $0 : position.count } ?? position.count
+    }
+
     /// Counts `label` toward the class after the ended run.
     private mutating func vote(_ label: Int?) {
-        let v = label.map { $0 >= 0 && $0 < position.count ? $0 : position.count } ?? position.count
+        let v = slot(label)
         if afterSeen == 0 {
             for i in afterVotes.indices { afterVotes[i] = 0 }
             afterFirst = label
@@ -193,8 +198,7 @@ public struct TransitionFilter: Postprocessor {
     /// The ended run's event, its class after settled.
     private mutating func finish() -> Prediction.Event {
         waiting = false
-        let first = afterFirst.map { $0 >= 0 && $0 < position.count ? $0 : position.count } ?? position.count
-        var top = first
+        var top = slot(afterFirst)
         for i in afterVotes.indices where afterVotes[i] > afterVotes[top] { top = i }
         afterSeen = 0
         let e = choice(after: top == position.count ? nil : top)
@@ -204,7 +208,7 @@ public struct TransitionFilter: Postprocessor {
     public mutating func process(_ prediction: Prediction, frame: Int) -> Prediction {
         let label = prediction.classIndex
         let transition = label.map { $0 >= 0 && $0 < position.count && position[$0] >= 0 } ?? false
-        var event: Prediction.Event?
+        var event = prediction.event
         if waiting {
             if !transition { vote(label) }
             if transition || afterSeen > settle { event = finish() }
