@@ -183,13 +183,7 @@ extension Evaluation {
                     raw = pipeline.label(of: d.prediction)
                     let p = post.process(d.prediction, frame: f)
                     decoded = pipeline.label(of: p)
-                    if let e = p.event {
-                        detections.append(Detection(label: pipeline.classes[e.classIndex], classIndex: e.classIndex,
-                                                    confidence: e.confidence, start: d.start(of: e), end: d.end))
-                    } else if let l = decoded {
-                        detections.append(Detection(label: l, classIndex: p.classIndex, confidence: p.confidence,
-                                                    start: d.start, end: d.end))
-                    }
+                    if let det = d.detection(p, classes: pipeline.classes, rest: pipeline.restIndex) { detections.append(det) }
                 }
                 if raw == truth[f] { correctFrames += 1 }
                 if decoded == truth[f] { correctDecoded += 1 }

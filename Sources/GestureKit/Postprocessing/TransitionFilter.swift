@@ -244,7 +244,6 @@ public struct TransitionFilter: Postprocessor {
             waitStart = runStart
             waitBefore = before
             swap(&waitEvidence, &evidence)
-            afterSeen = 0
             vote(label)
             if afterSeen > settle { out.event = finish() }
         }

@@ -10,6 +10,17 @@ struct Decision {
     func start(of event: Prediction.Event) -> Int {
         max(0, min(event.since, end) - (end - start))
     }
+
+    /// What `decided` (this decision post-processed) reports: the event a post-processor named,
+    /// else its class unless that is null or the rest class.
+    func detection(_ decided: Prediction, classes: [String], rest: Int?, time: Double? = nil) -> Detection? {
+        if let e = decided.event {
+            return Detection(label: classes[e.classIndex], classIndex: e.classIndex, confidence: e.confidence,
+                             start: start(of: e), end: end, time: time)
+        }
+        guard let c = decided.classIndex, c != rest else { return nil }
+        return Detection(label: classes[c], classIndex: c, confidence: decided.confidence, start: start, end: end, time: time)
+    }
 }
 
 /// How a ``Recognizer`` turns pre-processed frames into decisions. Chosen once, when the recogniser

@@ -160,13 +160,7 @@ public struct Recognizer: Sendable {
             votes[c] += 1
             voteConfidence[c] += decided.confidence
         }
-        if let e = decided.event {
-            return Detection(label: pipeline.classes[e.classIndex], classIndex: e.classIndex, confidence: e.confidence,
-                             start: decision.start(of: e), end: decision.end, time: time(of: n))
-        }
-        guard let c = decided.classIndex, c != restIndex else { return nil }
-        return Detection(label: pipeline.classes[c], classIndex: c, confidence: decided.confidence,
-                         start: decision.start, end: decision.end, time: time(of: n))
+        return decision.detection(decided, classes: pipeline.classes, rest: restIndex, time: time(of: n))
     }
 
     /// Pre-processes a checked frame and returns the classifier's decision on it, before
