@@ -25,8 +25,9 @@ extension DTWClassifier: SpottingClassifier {
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
 /// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
 /// K as the spotting thresholds). Gestures performed back to back form one long stretch, which is
-/// the spotter's alone. A match that barely moved (see ``stillFraction``) is dropped, which leaves
-/// its stretch to the second chance.
+/// the spotter's alone. A match that barely moved (see ``stillFraction``), or that pauses far
+/// longer than its class's performances do (``pauseFactor``: the end of one gesture, the stillness
+/// after it and the start of the next), is dropped, which leaves its stretches to the second chance.
 ///
 /// The prediction's confidence is how far inside its class's spotting threshold the subsequence match
 /// fell (1 at distance 0, 0 at the threshold); its scores are the classifier's on the stretch. A
@@ -77,6 +78,19 @@ struct DTWSpotterStage: Spotter {
     /// the smoothed stretch (still frames at each end) instead, 0.6 and above relabelled whole
     /// letters by their padding (151 of 180 at 0.6 with zeros held).
     var coverFraction: Float = 0.65
+    /// Per class, how long its performances pause: the 90th percentile of its templates' longest
+    /// pause (see ``templatePauses(_:floor:)``; one odd template must not excuse every pause).
+    var pauses: [Int] = []
+    /// A match that pauses longer than this many times its class's ``pauses`` (plus the segmenter's
+    /// smoothing) spans the end of one gesture, the stillness after it and the start of the next:
+    /// it is not reported, and each gesture's own moving stretch goes to the second chance. Chosen
+    /// on the spotting-replay tuning seeds (letters 0-19, the other four sets 0-9; last / first /
+    /// zero still frames, of 780): off 703 / 720 / 713; the longest pause of the class (not its
+    /// 90th percentile) at 2: 708 / 720 / 718; the 90th percentile at 1 or 2: 712 / 719-720 / 720,
+    /// the median at 1 or 2: 712 / 718-719 / 718-720. Back to back (`--gap 0`): 586 either way.
+    /// 2 (``DTWSpotter/maxWarp``: a gesture performed twice as slowly pauses twice as long) leaves
+    /// the most room to real pauses among the ties.
+    var pauseFactor: Float = Float(DTWSpotter.maxWarp)
     /// Spotter reports waiting for the moving stretch around them to close, until `deadline`.
     var waiting: [(match: SpotMatch, deadline: Int)] = []
     /// Reports ready, returned one a frame.
@@ -104,6 +118,44 @@ struct DTWSpotterStage: Spotter {
             model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
         }
         motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths)
+        let runs = Self.templatePauses(model, floor: motion?.floor ?? 0)
+        pauses = (0..<model.classes.count).map { c in
+            let own = model.labels.indices.filter { model.labels[$0] == c }.map { runs[$0] }.sorted()
+            guard !own.isEmpty else { return 0 }
+            return own[Int(Double(own.count - 1) * 0.9)]
+        }
+    }
+
+    /// Each template's longest pause: the longest run of frames that moved less than `floor`
+    /// between its first and last frame that moved more.
+    static func templatePauses(_ model: DTWClassifier.Model, floor: Float) -> [Int] {
+        var at = 0
+        return model.templates.withUnsafeBufferPointer { t in
+            model.lengths.map { n in
+                defer { at += n * model.channels }
+                guard at + n * model.channels <= t.count, n > 1 else { return 0 }
+                let base = at
+                return Self.longestPause(frames: 1..<n, floor: floor) { f in
+                    MotionSegmenter.change(model.channels) { t[base + $0 * n + f] - t[base + $0 * n + f - 1] }
+                }
+            }
+        }
+    }
+
+    /// The longest run of frames in `frames` whose `change` stays below `floor`, between the first
+    /// and the last that reach it.
+    static func longestPause(frames: Range<Int>, floor: Float, change: (Int) -> Double) -> Int {
+        var longest = 0, run = 0, moved = false
+        for f in frames {
+            if change(f) >= Double(floor) {
+                if moved { longest = max(longest, run) }
+                moved = true
+                run = 0
+            } else {
+                run += 1
+            }
+        }
+        return longest
     }
 
     /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:)``).
@@ -246,6 +298,10 @@ struct DTWSpotterStage: Spotter {
            movement(m.start, m.end, excluding: ownMovement ? reported : []) < stillFraction * stillest[c] {
             return nil
         }
+        if let c = m.prediction.classIndex, c < pauses.count, let smoothing = motion?.smoothing,
+           Float(pause(m.start, m.end)) > pauseFactor * Float(pauses[c]) + Float(smoothing) {
+            return nil
+        }
         reported.append(m.start...m.end)
         pending.removeAll { $0.range.overlaps(m.start...m.end) }
         return m
@@ -295,6 +351,13 @@ struct DTWSpotterStage: Spotter {
         guard let first = ((h.lowerBound + 1)...h.upperBound).first(where: changed),
               let last = ((h.lowerBound + 1)...h.upperBound).last(where: changed), last > first else { return nil }
         return first...last
+    }
+
+    /// The longest pause inside frames `start...end` still held (``longestPause(frames:floor:change:)``
+    /// at the segmenter's floor).
+    func pause(_ start: Int, _ end: Int) -> Int {
+        guard let floor = motion?.floor, let h = held(start, end) else { return 0 }
+        return Self.longestPause(frames: (h.lowerBound + 1)..<(h.upperBound + 1), floor: floor, change: change(at:))
     }
 
     /// Mean movement over frames `start...end` still held, frames inside `excluding` counted as
