@@ -2,16 +2,19 @@
 /// spotter's second chance (see ``DTWSpotterStage``): a gesture the subsequence match missed is
 /// still a stretch where the sensor moved, bounded by stillness.
 ///
-/// Movement at frame t is the root mean square over channels of the change since frame t - 1,
-/// averaged over the last `smoothing` frames. A stretch opens on the first frame whose average
-/// reaches `floor` and closes once the average has stayed below it for `hang` frames; it spans from
-/// `smoothing - 1` frames before that first frame (the change that raised the average) to the last
-/// frame at or above the floor.
+/// Movement at frame t is the root mean square over channels of the change since frame t - `lag`
+/// (per frame; see ``change(_:lag:_:_:)``), averaged over the last `smoothing` frames. A stretch
+/// opens on the first frame whose average reaches `floor` and closes once the average has stayed
+/// below it for `hang` frames; it spans from `smoothing - 1` frames before that first frame (the
+/// change that raised the average) to the last frame at or above the floor.
 struct MotionSegmenter: Sendable {
     let channels: Int
     let floor: Float
     let smoothing: Int
     let hang: Int
+    /// Frames over which a change is measured (see ``change(_:lag:_:_:)``).
+    let lag: Int
+    /// The last `lag` frames.
     private var previous: [Float]
     private var recent: [Float]
     private var sum: Double = 0
@@ -19,12 +22,13 @@ struct MotionSegmenter: Sendable {
     private var start: Int?
     private var lastMoving = 0
 
-    init(channels: Int, floor: Float, smoothing: Int, hang: Int) {
+    init(channels: Int, floor: Float, smoothing: Int, hang: Int, lag: Int = 1) {
         self.channels = channels
         self.floor = floor
         self.smoothing = max(1, smoothing)
         self.hang = max(1, hang)
-        previous = [Float](repeating: 0, count: channels)
+        self.lag = max(1, lag)
+        previous = [Float](repeating: 0, count: channels * max(1, lag))
         recent = [Float](repeating: 0, count: max(1, smoothing))
     }
 
@@ -40,8 +44,10 @@ struct MotionSegmenter: Sendable {
     mutating func push(_ x: UnsafeBufferPointer<Float>) -> ClosedRange<Int>? {
         let t = frame
         frame += 1
-        let motion = t > 0 ? Float(Self.change(channels) { x[$0] - previous[$0] }) : 0
-        for c in 0..<channels { previous[c] = x[c] }
+        // Frame t - span sits in the slot frame t takes; before `lag` frames, frame 0 does.
+        let span = min(t, lag), at = (t % lag) * channels, from = span == lag ? at : 0
+        let motion = span > 0 ? Float(Self.change(channels) { x[$0] - previous[from + $0] } / Double(span)) : 0
+        for c in 0..<channels { previous[at + c] = x[c] }
         let slot = t % smoothing
         sum += Double(motion - recent[slot])
         recent[slot] = motion
@@ -64,11 +70,22 @@ struct MotionSegmenter: Sendable {
     }
 
     /// Mean movement (as above, unsmoothed) of a channel-major series of `frames` frames.
-    static func meanMotion(_ values: UnsafeBufferPointer<Float>, frames: Int, channels: Int) -> Float {
+    static func meanMotion(_ values: UnsafeBufferPointer<Float>, frames: Int, channels: Int, lag: Int = 1) -> Float {
         guard frames > 1, channels > 0 else { return 0 }
         var total = 0.0
-        for t in 1..<frames { total += change(channels) { values[$0 * frames + t] - values[$0 * frames + t - 1] } }
+        for t in 1..<frames { total += change(channels, lag: lag, t) { values[$0 * frames + t] - values[$0 * frames + $1] } }
         return Float(total / Double(frames - 1))
+    }
+
+    /// The movement at frame `t` (t >= 1) of `channels` channels: the change since frame `t - lag`
+    /// (frame 0 when earlier), per frame. `difference(c, u)` is channel c at frame t minus at
+    /// frame u. Over several frames sensor noise at rest stays the size of one frame's noise while
+    /// a smooth movement adds up.
+    @inline(__always)
+    static func change(_ channels: Int, lag: Int, _ t: Int, _ difference: (Int, Int) -> Float) -> Double {
+        let u = max(0, t - lag)
+        guard u < t else { return 0 }
+        return change(channels) { difference($0, u) } / Double(t - u)
     }
 
     /// Root mean square over `channels` of `difference(c)`; 0 when that is not finite (a sample

@@ -98,7 +98,8 @@ struct DTWSpotterStage: Spotter {
     /// The moving stretches closed last: a match can become final after its stretch closed.
     var closed: [ClosedRange<Int>] = []
 
-    init(inner: DTWSpotter, classifier: DTWClassifier) {
+    /// `lag` overrides ``motionLag(typical:)``.
+    init(inner: DTWSpotter, classifier: DTWClassifier, lag: Int? = nil) {
         self.inner = inner
         self.classifier = classifier
         let maxLength = inner.lengths.max() ?? 0
@@ -113,12 +114,13 @@ struct DTWSpotterStage: Spotter {
             stillest = []
             return
         }
-        let motions = Self.templateMotions(model)
+        let lag = lag ?? Self.motionLag(typical: inner.typicalLengths)
+        let motions = Self.templateMotions(model, lag: lag)
         stillest = (0..<model.classes.count).map { c in
             model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
         }
-        motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths)
-        let runs = Self.templatePauses(model, floor: motion?.floor ?? 0)
+        motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths, lag: lag)
+        let runs = Self.templatePauses(model, floor: motion?.floor ?? 0, lag: motion?.lag ?? 1)
         pauses = (0..<model.classes.count).map { c in
             let own = model.labels.indices.filter { model.labels[$0] == c }.map { runs[$0] }.sorted()
             guard !own.isEmpty else { return 0 }
@@ -128,7 +130,7 @@ struct DTWSpotterStage: Spotter {
 
     /// Each template's longest pause: the longest run of frames that moved less than `floor`
     /// between its first and last frame that moved more.
-    static func templatePauses(_ model: DTWClassifier.Model, floor: Float) -> [Int] {
+    static func templatePauses(_ model: DTWClassifier.Model, floor: Float, lag: Int) -> [Int] {
         var at = 0
         return model.templates.withUnsafeBufferPointer { t in
             model.lengths.map { n in
@@ -136,7 +138,7 @@ struct DTWSpotterStage: Spotter {
                 guard at + n * model.channels <= t.count, n > 1 else { return 0 }
                 let base = at
                 return Self.longestPause(frames: 1..<n, floor: floor) { f in
-                    MotionSegmenter.change(model.channels) { t[base + $0 * n + f] - t[base + $0 * n + f - 1] }
+                    MotionSegmenter.change(model.channels, lag: lag, f) { t[base + $0 * n + f] - t[base + $0 * n + $1] }
                 }
             }
         }
@@ -159,30 +161,49 @@ struct DTWSpotterStage: Spotter {
     }
 
     /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:)``).
-    static func templateMotions(_ model: DTWClassifier.Model) -> [Float] {
+    static func templateMotions(_ model: DTWClassifier.Model, lag: Int) -> [Float] {
         var at = 0
         return model.templates.withUnsafeBufferPointer { t in
             model.lengths.map { n in
                 defer { at += n * model.channels }
                 guard at + n * model.channels <= t.count else { return 0 }
                 return MotionSegmenter.meanMotion(UnsafeBufferPointer(rebasing: t[at..<(at + n * model.channels)]),
-                                                  frames: n, channels: model.channels)
+                                                  frames: n, channels: model.channels, lag: lag)
             }
         }
     }
 
-    /// The segmenter for templates of mean movement `motions`: moving above `floorFraction` of their
-    /// low movement (their 10th percentile), averaged over an eighth of the shortest typical
-    /// performance, a stretch ending after `hangFraction` of the median typical performance without it.
-    static func segmenter(motions unsorted: [Float], channels: Int, typical: [Int]) -> MotionSegmenter? {
+    /// Frames the segmenter averages movement over: an eighth of the shortest typical performance.
+    static func smoothing(typical: [Int]) -> Int {
+        max(2, (typical.filter { $0 > 0 }.min() ?? 0) / 8)
+    }
+
+    /// Frames over which movement is measured (``MotionSegmenter/change(_:lag:_:_:)``): half the
+    /// smoothing. Frame-to-frame changes of smooth recordings (UWave's) are as small as sensor
+    /// noise at rest, so with noise added to the still frames (1% and 3% of each channel's spread)
+    /// the stream looked always moving: UWave, tuning seeds 0-4, 86 and 88 of 120 reported rightly,
+    /// BasicMotions 34 false detections at 3%. Chosen on the tuning seeds, noiseless (letters 0-19,
+    /// the other four sets 0-9, last / first / zero still frames, of 780 each) and noisy (seeds 0-4,
+    /// last frame plus noise at 1% and 3%, of 690): lag 1 (the frame before) 712 / 720 / 720 and 566;
+    /// half the smoothing 713 / 712 / 714 and 623 (2 false detections); the whole smoothing
+    /// 713 / 696 / 721 and 623 (16).
+    static func motionLag(typical: [Int]) -> Int {
+        max(1, smoothing(typical: typical) / 2)
+    }
+
+    /// The segmenter for templates of mean movement `motions` (measured over `lag` frames): moving
+    /// above `floorFraction` of their low movement (their 10th percentile), averaged over
+    /// ``smoothing(typical:)`` frames, a stretch ending after `hangFraction` of the median typical
+    /// performance without it.
+    static func segmenter(motions unsorted: [Float], channels: Int, typical: [Int], lag: Int) -> MotionSegmenter? {
         let motions = unsorted.sorted()
         let lengths = typical.filter { $0 > 0 }.sorted()
         guard !motions.isEmpty, !lengths.isEmpty else { return nil }
         let low = motions[Int(Double(motions.count - 1) * 0.1)]
         guard low > 0 else { return nil }
-        let smoothing = max(2, lengths[0] / 8)
+        let smoothing = Self.smoothing(typical: typical)
         return MotionSegmenter(channels: channels, floor: floorFraction * low, smoothing: smoothing,
-                               hang: max(smoothing, Int(Double(lengths[lengths.count / 2]) * hangFraction)))
+                               hang: max(smoothing, Int(Double(lengths[lengths.count / 2]) * hangFraction)), lag: lag)
     }
 
     /// Chosen on the spotting-replay tuning seeds (letters 0-19, the other four sets 0-2; last,
@@ -372,8 +393,11 @@ struct DTWSpotterStage: Spotter {
 
     /// The movement of held frame `f` since the frame before it (``MotionSegmenter/change(_:_:)``).
     func change(at f: Int) -> Double {
-        let c = inner.channels, a = (f % capacity) * c, b = ((f - 1) % capacity) * c
-        return MotionSegmenter.change(c) { ring[a + $0] - ring[b + $0] }
+        let c = inner.channels, a = (f % capacity) * c, oldest = max(0, frames - capacity)
+        // The frames before `oldest` are gone from the ring: measure from it instead.
+        let lag = min(motion?.lag ?? 1, f - oldest)
+        guard lag > 0 else { return 0 }
+        return MotionSegmenter.change(c, lag: lag, f) { ring[a + $0] - ring[($1 % capacity) * c + $0] }
     }
 
     /// Frames `start...end` of the stream as a series (clipped to what the ring still holds).
