@@ -346,7 +346,7 @@ extension SpotterSecondChanceTests {
     /// their first order.
     @Test(.enabled(if: TestData.hasShared)) func noiseAtRestIsNotMovement() throws {
         let (dtw, clean, spans) = try Self.heldOutStream("uwave/UWaveGestureLibrary_TRAIN.ts")
-        let channels = 3
+        let channels = try #require(dtw.model).channels
         var spread = [Float](repeating: 0, count: channels)
         for c in 0..<channels {
             let xs = stride(from: c, to: clean.count, by: channels).map { clean[$0] }

@@ -79,7 +79,7 @@ struct DTWSpotterStage: Spotter {
     /// letters by their padding (151 of 180 at 0.6 with zeros held).
     var coverFraction: Float = 0.65
     /// Per class, how long its performances pause: the 90th percentile of its templates' longest
-    /// pause (see ``templatePauses(_:floor:)``; one odd template must not excuse every pause).
+    /// pause (see ``templatePauses(_:floor:lag:)``; one odd template must not excuse every pause).
     var pauses: [Int] = []
     /// A match that pauses longer than this many times its class's ``pauses`` (plus the segmenter's
     /// smoothing) spans the end of one gesture, the stillness after it and the start of the next:
@@ -89,7 +89,8 @@ struct DTWSpotterStage: Spotter {
     /// 90th percentile) at 2: 708 / 720 / 718; the 90th percentile at 1 or 2: 712 / 719-720 / 720,
     /// the median at 1 or 2: 712 / 718-719 / 718-720. Back to back (`--gap 0`): 586 either way.
     /// 2 (``DTWSpotter/maxWarp``: a gesture performed twice as slowly pauses twice as long) leaves
-    /// the most room to real pauses among the ties.
+    /// the most room to real pauses among the ties. (Measured with movement from the frame before,
+    /// before ``motionLag(typical:)``.)
     var pauseFactor: Float = Float(DTWSpotter.maxWarp)
     /// Spotter reports waiting for the moving stretch around them to close, until `deadline`.
     var waiting: [(match: SpotMatch, deadline: Int)] = []
@@ -128,8 +129,8 @@ struct DTWSpotterStage: Spotter {
         }
     }
 
-    /// Each template's longest pause: the longest run of frames that moved less than `floor`
-    /// between its first and last frame that moved more.
+    /// Each template's longest pause: the longest run of frames that moved (over `lag` frames) less
+    /// than `floor` between its first and last frame that moved more.
     static func templatePauses(_ model: DTWClassifier.Model, floor: Float, lag: Int) -> [Int] {
         var at = 0
         return model.templates.withUnsafeBufferPointer { t in
@@ -160,7 +161,7 @@ struct DTWSpotterStage: Spotter {
         return longest
     }
 
-    /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:)``).
+    /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:lag:)``).
     static func templateMotions(_ model: DTWClassifier.Model, lag: Int) -> [Float] {
         var at = 0
         return model.templates.withUnsafeBufferPointer { t in
@@ -391,7 +392,8 @@ struct DTWSpotterStage: Spotter {
         return Float(total / Double(hi - lo))
     }
 
-    /// The movement of held frame `f` since the frame before it (``MotionSegmenter/change(_:_:)``).
+    /// The movement of held frame `f` since the frame the segmenter's lag before it, per frame
+    /// (``MotionSegmenter/change(_:lag:_:_:)``).
     func change(at f: Int) -> Double {
         let c = inner.channels, a = (f % capacity) * c, oldest = max(0, frames - capacity)
         // The frames before `oldest` are gone from the ring: measure from it instead.
