@@ -117,30 +117,38 @@ struct DTWSpotterStage: Spotter {
         }
         let lag = lag ?? Self.motionLag(typical: inner.typicalLengths)
         let motions = Self.templateMotions(model, lag: lag)
-        stillest = (0..<model.classes.count).map { c in
-            model.labels.indices.filter { model.labels[$0] == c }.map { motions[$0] }.min() ?? 0
-        }
+        stillest = Self.perClass(model, motions) { $0.min() ?? 0 }
         motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths, lag: lag)
-        let runs = Self.templatePauses(model, floor: motion?.floor ?? 0, lag: motion?.lag ?? 1)
-        pauses = (0..<model.classes.count).map { c in
-            let own = model.labels.indices.filter { model.labels[$0] == c }.map { runs[$0] }.sorted()
-            guard !own.isEmpty else { return 0 }
-            return own[Int(Double(own.count - 1) * 0.9)]
+        pauses = Self.perClass(model, Self.templatePauses(model, floor: motion?.floor ?? 0, lag: lag)) { own in
+            own.isEmpty ? 0 : own.sorted()[Int(Double(own.count - 1) * 0.9)]
         }
+    }
+
+    /// `measure` of each template (its channel-major values and frame count); `empty` for a
+    /// template the values do not hold.
+    static func perTemplate<T>(_ model: DTWClassifier.Model, empty: T,
+                               _ measure: (UnsafeBufferPointer<Float>, Int) -> T) -> [T] {
+        var at = 0
+        return model.templates.withUnsafeBufferPointer { t in
+            model.lengths.map { n in
+                defer { at += n * model.channels }
+                guard at + n * model.channels <= t.count else { return empty }
+                return measure(UnsafeBufferPointer(rebasing: t[at..<(at + n * model.channels)]), n)
+            }
+        }
+    }
+
+    /// Per class, `combine` of its templates' `values`.
+    static func perClass<T>(_ model: DTWClassifier.Model, _ values: [T], _ combine: ([T]) -> T) -> [T] {
+        (0..<model.classes.count).map { c in combine(model.labels.indices.filter { model.labels[$0] == c }.map { values[$0] }) }
     }
 
     /// Each template's longest pause: the longest run of frames that moved (over `lag` frames) less
     /// than `floor` between its first and last frame that moved more.
     static func templatePauses(_ model: DTWClassifier.Model, floor: Float, lag: Int) -> [Int] {
-        var at = 0
-        return model.templates.withUnsafeBufferPointer { t in
-            model.lengths.map { n in
-                defer { at += n * model.channels }
-                guard at + n * model.channels <= t.count, n > 1 else { return 0 }
-                let base = at
-                return Self.longestPause(frames: 1..<n, floor: floor) { f in
-                    MotionSegmenter.change(model.channels, lag: lag, f) { t[base + $0 * n + f] - t[base + $0 * n + $1] }
-                }
+        perTemplate(model, empty: 0) { x, n in
+            Self.longestPause(frames: 1..<max(n, 1), floor: floor) { f in
+                MotionSegmenter.change(model.channels, lag: lag, f) { x[$0 * n + f] - x[$0 * n + $1] }
             }
         }
     }
@@ -163,15 +171,7 @@ struct DTWSpotterStage: Spotter {
 
     /// Each template's mean movement (``MotionSegmenter/meanMotion(_:frames:channels:lag:)``).
     static func templateMotions(_ model: DTWClassifier.Model, lag: Int) -> [Float] {
-        var at = 0
-        return model.templates.withUnsafeBufferPointer { t in
-            model.lengths.map { n in
-                defer { at += n * model.channels }
-                guard at + n * model.channels <= t.count else { return 0 }
-                return MotionSegmenter.meanMotion(UnsafeBufferPointer(rebasing: t[at..<(at + n * model.channels)]),
-                                                  frames: n, channels: model.channels, lag: lag)
-            }
-        }
+        perTemplate(model, empty: 0) { MotionSegmenter.meanMotion($0, frames: $1, channels: model.channels, lag: lag) }
     }
 
     /// Frames the segmenter averages movement over: an eighth of the shortest typical performance.
