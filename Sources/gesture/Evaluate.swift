@@ -9,7 +9,7 @@ struct Evaluate: ParsableCommand {
             gesture evaluate PIPELINE DATA [--json] [--plot FILE.svg]
             gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--seed S] [--json]
             gesture evaluate PIPELINE RECORDING --stream [--events A,B] [--json]
-            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--seed S]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--still-noise F] [--seed S]
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
             as live, and reports frame accuracy, event precision / recall / F1, false activations per
@@ -52,6 +52,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "With --spotting-replay: what the still frames hold: last (previous gesture's last frame), first (next gesture's first frame), zeros, or all.")
     var still = "last"
 
+    @Option(help: "With --spotting-replay: Gaussian noise on the still frames, as a fraction of each channel's standard deviation (e.g. 0.01).")
+    var stillNoise: Float = 0
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
@@ -59,6 +62,7 @@ struct Evaluate: ParsableCommand {
         if spottingReplay {
             guard inputs.count == 1, folds == nil, !stream else { throw ValidationError("--spotting-replay takes only the data (isolated examples), without --folds or --stream") }
             guard still == "all" || StillFrames(rawValue: still) != nil else { throw ValidationError("--still must be last, first, zeros or all") }
+            guard stillNoise.isFinite, stillNoise >= 0 else { throw ValidationError("--still-noise must be a non-negative fraction, e.g. 0.01") }
             return
         }
         if stream && (folds != nil || inputs.count != 2) { throw ValidationError("--stream takes a pipeline and a recording, without --folds") }
@@ -140,7 +144,7 @@ extension Evaluate {
         let data = try dataOptions.load(inputs[0], window: spec.window)
         let modes = still == "all" ? StillFrames.allCases : [StillFrames(rawValue: still)!]
         let report = try Evaluation.spottingReplay(spec, on: data, holdout: holdout, partitions: partitions, gap: gap,
-                                                   seed: UInt64(specOptions.seed ?? 0), still: modes)
+                                                   seed: UInt64(specOptions.seed ?? 0), still: modes, noise: stillNoise)
         if json { try printJSON(report) } else { print(report.text, terminator: "") }
     }
 }

@@ -39,6 +39,9 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     public var holdout: Int
     /// Still frames before, between and after the gestures.
     public var gap: Int
+    /// Gaussian noise added to each still frame, as a fraction of each channel's standard
+    /// deviation over the data (0: the still frames are exact copies).
+    public var noise: Float = 0
 
     /// Partitions in which every gesture was reported once, rightly, and nothing else.
     public var perfectPartitions: Int { partitions.filter(\.perfect).count }
@@ -57,7 +60,8 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
 
     /// One line per partition and a total, for the CLI.
     public var text: String {
-        var s = "seed  still  gestures  correct  missed  wrong  repeated  false  \n"
+        var s = noise > 0 ? "still frames with Gaussian noise, \(noise) of each channel's standard deviation\n" : ""
+        s += "seed  still  gestures  correct  missed  wrong  repeated  false  \n"
         for p in partitions {
             s += "\(p.seed)".padding(toLength: 6, withPad: " ", startingAt: 0)
                 + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
@@ -79,14 +83,20 @@ extension Evaluation {
     /// still frames before, between and after them. Each detection is charged to the gesture it
     /// overlaps most (none: a false detection).
     ///
-    /// Partition `p` uses seed `seed + p` for both the split and the order.
+    /// Partition `p` uses seed `seed + p` for both the split and the order. `noise` adds Gaussian
+    /// noise to every still frame, that fraction of each channel's standard deviation over the data,
+    /// since a real sensor at rest is never exactly constant (seeded from the partition's seed).
     /// - Throws: when the data has no labelled examples, a class has no more than `holdout`
-    ///   examples, or the trained pipeline cannot decide live.
+    ///   examples, `noise` is negative or not finite, or the trained pipeline cannot decide live.
     /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)-([Float])`` per streamed frame.
     public static func spottingReplay(_ spec: PipelineSpec, on data: Dataset, holdout: Int = 3, partitions: Int = 5,
-                                      gap: Int = 200, seed: UInt64 = 0, still: [StillFrames] = [.last]) throws -> SpottingReplayReport {
+                                      gap: Int = 200, seed: UInt64 = 0, still: [StillFrames] = [.last],
+                                      noise: Float = 0) throws -> SpottingReplayReport {
         guard holdout >= 1, partitions >= 1, gap >= 0 else {
             throw GestureKitError("holdout and partitions must be positive, gap non-negative", field: "holdout")
+        }
+        guard noise.isFinite, noise >= 0 else {
+            throw GestureKitError("still-frame noise must be a non-negative fraction of each channel's spread", field: "noise")
         }
         let classes = data.classes
         var members = [[Int]](repeating: [], count: classes.count)
@@ -97,7 +107,8 @@ extension Evaluation {
             throw GestureKitError("class \(classes[c]) has \(m.count) examples: need more than --holdout \(holdout) to train on the rest",
                                   file: data.source, field: "holdout")
         }
-        var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap)
+        var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap, noise: noise)
+        let spread = noise > 0 ? channelSpread(data) : []
         for p in 0..<partitions {
             let s = seed &+ UInt64(p)
             var rng = SeededGenerator(seed: s)
@@ -113,18 +124,40 @@ extension Evaluation {
                 throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
             }
             for mode in still {
-                report.partitions.append(try replay(pipeline, held.map { data.examples[$0] }, gap: gap, still: mode, seed: s))
+                report.partitions.append(try replay(pipeline, held.map { data.examples[$0] }, gap: gap, still: mode, seed: s,
+                                                    noise: spread.map { $0 * noise }))
             }
         }
         return report
     }
 
-    static func replay(_ pipeline: Pipeline, _ gestures: [Example], gap: Int, still: StillFrames, seed: UInt64) throws -> SpottingReplayReport.Partition {
+    /// Each channel's standard deviation over every frame of the data.
+    static func channelSpread(_ data: Dataset) -> [Float] {
+        guard let c = data.examples.first?.series.channelCount else { return [] }
+        var sum = [Double](repeating: 0, count: c), squares = sum, n = 0.0
+        for e in data.examples where e.series.channelCount == c {
+            for (i, v) in e.series.values.enumerated() {
+                sum[i % c] += Double(v)
+                squares[i % c] += Double(v) * Double(v)
+            }
+            n += Double(e.series.frameCount)
+        }
+        return (0..<c).map { Float(max(0, squares[$0] / max(n, 1) - (sum[$0] / max(n, 1)) * (sum[$0] / max(n, 1))).squareRoot()) }
+    }
+
+    /// `noise`: per channel, the standard deviation of the Gaussian noise on still frames (empty: none).
+    static func replay(_ pipeline: Pipeline, _ gestures: [Example], gap: Int, still: StillFrames, seed: UInt64,
+                       noise: [Float] = []) throws -> SpottingReplayReport.Partition {
         let c = pipeline.channelCount
         var frames: [Float] = []
         var spans: [(range: ClosedRange<Int>, label: String)] = []
+        // The same noise for every kind of still frame, so the kinds differ only in what is held.
+        var rng = SeededGenerator(seed: seed ^ 0x5EED_0F_5711)
         func hold(_ frame: ArraySlice<Float>) {
-            for _ in 0..<gap { frames += still == .zeros ? [Float](repeating: 0, count: c) : Array(frame) }
+            for _ in 0..<gap {
+                let held = still == .zeros ? [Float](repeating: 0, count: c) : Array(frame)
+                frames += noise.count == c ? held.indices.map { held[$0] + noise[$0] * rng.nextGaussian() } : held
+            }
         }
         for (k, g) in gestures.enumerated() {
             let s = g.series
