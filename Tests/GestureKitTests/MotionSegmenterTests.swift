@@ -68,3 +68,54 @@ import Testing
         #expect(abs(m - Float(5 / 2.0.squareRoot() / 2)) < 1e-6)
     }
 }
+
+/// The floor follows the stream's own noise at rest.
+@Suite struct MotionSegmenterNoiseTests {
+    static func noise(_ count: Int, _ level: Float, seed: UInt64 = 1) -> [Float] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<count).map { _ in level * rng.nextGaussian() }
+    }
+
+    static func run(_ values: [Float], factor: Float, cap: Float = .infinity) -> (stretches: [ClosedRange<Int>], floor: Float) {
+        var s = MotionSegmenter(channels: 1, floor: 0.05, smoothing: 32, hang: 20, noiseFactor: factor, noiseWindow: 200, noiseCap: cap)
+        var out: [ClosedRange<Int>] = []
+        for v in values { if let r = [v].withUnsafeBufferPointer({ s.push($0) }) { out.append(r) } }
+        if let r = s.flush() { out.append(r) }
+        return (out, s.currentFloor)
+    }
+
+    /// Noise well above the learned floor: without the tracker the whole noisy stream is one
+    /// stretch; with it, the floor rises above the noise (but stays far below the burst's
+    /// movement), so only the burst (frames 400-429) is found.
+    @Test func noiseAboveTheLearnedFloorRaisesIt() {
+        let v = Self.noise(400, 0.2) + MotionSegmenterTests.burst(30, 4, -4) + Self.noise(300, 0.2, seed: 2)
+        let fixed = Self.run(v, factor: 0), tracked = Self.run(v, factor: 3)
+        #expect(fixed.floor == 0.05)
+        #expect(fixed.stretches.count == 1 && (fixed.stretches.first?.count ?? 0) > 600, "\(fixed.stretches)")
+        // The mean absolute change of Gaussian noise of sd 0.2 is 0.2 * 2 / sqrt(pi), about 0.23; its
+        // least 32-frame average over 200 frames lies below that, three times it well above.
+        #expect(tracked.floor > 0.3 && tracked.floor < 0.9, "\(tracked.floor)")
+        // Until a smoothing's worth of frames has been averaged the learned floor alone applies: the
+        // noise at the very start may open a stretch, closed once the estimate exists.
+        let later = tracked.stretches.filter { $0.upperBound > 32 + 20 }
+        #expect(later.count == 1, "\(tracked.stretches)")
+        // Opened up to a smoothing (32) before the burst's first frame, and its changes stay in the
+        // average for a smoothing after its last.
+        if let r = later.first { #expect(r.lowerBound >= 368 && r.lowerBound <= 400 && r.upperBound >= 429 && r.upperBound <= 461, "\(r)") }
+    }
+
+    /// An exactly still stream leaves the learned floor in force, and the cap bounds the rise.
+    @Test func stillnessKeepsTheLearnedFloorAndTheCapBoundsIt() {
+        let still = [Float](repeating: 3, count: 500)
+        #expect(Self.run(still, factor: 2).floor == 0.05)
+        #expect(Self.run(Self.noise(500, 0.2), factor: 2, cap: 0.1).floor == 0.1)
+    }
+
+    /// The estimate is the least movement over the window: a long burst the window no longer sees
+    /// still-frames aside, the floor falls back to the noise once the burst has left the window.
+    @Test func theFloorFollowsTheQuietestRecentFrames() {
+        let v = Self.noise(300, 0.2) + MotionSegmenterTests.burst(400, 4, -4) + Self.noise(300, 0.2, seed: 2)
+        let r = Self.run(v, factor: 2)
+        #expect(r.floor < 0.6, "\(r.floor)")
+    }
+}

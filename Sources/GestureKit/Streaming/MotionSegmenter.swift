@@ -7,9 +7,19 @@
 /// opens on the first frame whose average reaches `floor` and closes once the average has stayed
 /// below it for `hang` frames; it spans from `smoothing - 1` frames before that first frame (the
 /// change that raised the average) to the last frame at or above the floor.
+///
+/// A sensor at rest is never exactly still, and its noise differs from the recordings the floor was
+/// learned on. With `noiseFactor` > 0 the floor in force (``currentFloor``) rises to that multiple
+/// of the stream's own noise at rest, the least average movement over the last `noiseWindow` frames
+/// (minimum statistics, as noise trackers in voice activity detection), capped at `noiseCap`. Until
+/// `smoothing` frames have been averaged the learned floor alone applies.
 struct MotionSegmenter: Sendable {
     let channels: Int
+    /// The floor learned from the recordings.
     let floor: Float
+    let noiseFactor: Float
+    let noiseWindow: Int
+    let noiseCap: Float
     let smoothing: Int
     let hang: Int
     /// Frames over which a change is measured (see ``change(_:lag:_:_:)``).
@@ -21,10 +31,22 @@ struct MotionSegmenter: Sendable {
     private var frame = 0
     private var start: Int?
     private var lastMoving = 0
+    /// Averages of the last `noiseWindow` frames, increasing from `quietest` on (a monotonic queue:
+    /// its first live entry is their minimum).
+    private var quiet: [(frame: Int, average: Float)] = []
+    private var quietest = 0
+    /// The floor in force: ``floor``, or `noiseFactor` times the stream's noise at rest when that is
+    /// higher (at most `noiseCap`).
+    private(set) var currentFloor: Float
 
-    init(channels: Int, floor: Float, smoothing: Int, hang: Int, lag: Int = 1) {
+    init(channels: Int, floor: Float, smoothing: Int, hang: Int, lag: Int = 1,
+         noiseFactor: Float = 0, noiseWindow: Int = 0, noiseCap: Float = .infinity) {
         self.channels = channels
         self.floor = floor
+        self.noiseFactor = noiseFactor
+        self.noiseWindow = noiseWindow
+        self.noiseCap = noiseCap
+        currentFloor = floor
         self.smoothing = max(1, smoothing)
         self.hang = max(1, hang)
         self.lag = max(1, lag)
@@ -37,6 +59,9 @@ struct MotionSegmenter: Sendable {
         frame = 0
         start = nil
         for i in recent.indices { recent[i] = 0 }
+        quiet.removeAll(keepingCapacity: true)
+        quietest = 0
+        currentFloor = floor
     }
 
     /// Pushes the next frame; returns a stretch's first and last frame (counted from the last reset)
@@ -51,7 +76,9 @@ struct MotionSegmenter: Sendable {
         let slot = t % smoothing
         sum += Double(motion - recent[slot])
         recent[slot] = motion
-        let moving = Float(sum) / Float(min(t + 1, smoothing)) >= floor
+        let average = Float(sum) / Float(min(t + 1, smoothing))
+        if noiseFactor > 0, noiseWindow > 0, t + 1 >= smoothing { track(average, at: t) }
+        let moving = average >= currentFloor
         if moving {
             if start == nil { start = max(0, t - smoothing + 1) }
             lastMoving = t
@@ -60,6 +87,18 @@ struct MotionSegmenter: Sendable {
         guard let s = start, t - lastMoving >= hang else { return nil }
         start = nil
         return s...lastMoving
+    }
+
+    /// Frame `t`'s average joins the window of the noise estimate; the floor follows its minimum.
+    private mutating func track(_ average: Float, at t: Int) {
+        while quiet.count > quietest, quiet[quiet.count - 1].average >= average { quiet.removeLast() }
+        quiet.append((t, average))
+        while quiet[quietest].frame <= t - noiseWindow { quietest += 1 }
+        if quietest >= 64, 2 * quietest >= quiet.count {
+            quiet.removeFirst(quietest)
+            quietest = 0
+        }
+        currentFloor = max(floor, min(noiseCap, noiseFactor * quiet[quietest].average))
     }
 
     /// The stream has ended: the stretch still open, if any.
