@@ -24,8 +24,8 @@ extension DTWClassifier: SpottingClassifier {
 /// of movement between still stretches, and one that no report overlaps by ``patience`` longest
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
 /// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
-/// K as the spotting thresholds). Gestures performed back to back form one long stretch, which is
-/// the spotter's alone. A match that barely moved (see ``stillFraction``), or that pauses far
+/// K as the spotting thresholds). Gestures performed back to back form one long stretch: there the
+/// runs of moving frames no report covers get the same second chance (``fillGaps(_:)``). A match that barely moved (see ``stillFraction``), or that pauses far
 /// longer than its class's performances do (``pauseFactor``: the end of one gesture, the stillness
 /// after it and the start of the next), is dropped, which leaves its stretches to the second chance.
 ///
@@ -92,6 +92,14 @@ struct DTWSpotterStage: Spotter {
     /// the most room to real pauses among the ties. (Measured with movement from the frame before,
     /// before ``motionLag(typical:)``.)
     var pauseFactor: Float = Float(DTWSpotter.maxWarp)
+    /// The least share of a typical performance (of the class it is labelled as) a run of moving
+    /// frames no report covers must last to be labelled in a stretch that has reports
+    /// (``fillGaps(_:)``; `.infinity`: never). Chosen on the spotting-replay tuning seeds (letters
+    /// 0-19, the other four sets 0-9, of 2340), back to back (`--gap 0`) and with 200 still frames
+    /// (noiseless / 3 % noise, all still kinds): off 1764 and 2139 / 2123; 0.5: 1785; 0.75: 1824
+    /// and 2140 / 2122 (1 % noise: 2144 either way); 1: 1809. Shorter runs are the rest of a
+    /// gesture whose match covered most of it.
+    var fillFraction: Float = 0.75
     /// Spotter reports waiting for the moving stretch around them to close, until `deadline`.
     var waiting: [(match: SpotMatch, deadline: Int)] = []
     /// Reports ready, returned one a frame.
@@ -343,15 +351,41 @@ struct DTWSpotterStage: Spotter {
         return m
     }
 
-    /// Moving stretch `r` has closed: no report overlaps it and it lasts a plausible time, so it
-    /// waits (``patience``) labelled, if it lies within ``accept`` of its class.
+    /// Moving stretch `r` has closed: when no report overlaps it and it lasts a plausible time, it
+    /// waits (``patience``) labelled, if it lies within ``accept`` of its class; when reports
+    /// overlap it, the runs they leave uncovered do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
+        if reported.contains(where: { $0.overlaps(r) }) { return fillGaps(r) }
         guard !reported.contains(where: { $0.overlaps(r) }),
               r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
               let whole = stretch(r.lowerBound, r.upperBound) else { return }
         let p = classifier.predict(whole)
         if let c = p.classIndex, let d = p.distance, d <= accept[c] {
             pending.append((r, p, r.upperBound + Self.patience * longest))
+        }
+    }
+
+    /// Gestures back to back form one moving stretch; each run of its moving frames that no report
+    /// covers, lasting at least ``fillFraction`` and at most ``DTWSpotter/continuationLength``
+    /// typical performances of the class it is labelled as, within ``accept`` of that class, waits
+    /// as a second chance (a gesture between two reported ones whose own match missed).
+    mutating func fillGaps(_ r: ClosedRange<Int>) {
+        let core = moved(r) ?? r
+        let claims = reported.filter { $0.overlaps(core) }.sorted { $0.lowerBound < $1.lowerBound }
+        var gaps: [ClosedRange<Int>] = []
+        var from = core.lowerBound
+        for c in claims {
+            if c.lowerBound > from { gaps.append(from...(c.lowerBound - 1)) }
+            from = max(from, c.upperBound + 1)
+        }
+        if from <= core.upperBound { gaps.append(from...core.upperBound) }
+        for g in gaps where g.count * DTWSpotter.maxWarp >= shortest && g.count <= DTWSpotter.maxWarp * longest {
+            guard let whole = stretch(g.lowerBound, g.upperBound) else { continue }
+            let p = classifier.predict(whole)
+            guard let c = p.classIndex, let d = p.distance, d <= accept[c], c < inner.typicalLengths.count else { continue }
+            let typical = Float(inner.typicalLengths[c])
+            guard Float(g.count) >= fillFraction * typical, Float(g.count) <= DTWSpotter.continuationLength * typical else { continue }
+            pending.append((g, p, g.upperBound + Self.patience * longest))
         }
     }
 
