@@ -25,9 +25,10 @@ extension DTWClassifier: SpottingClassifier {
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
 /// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
 /// K as the spotting thresholds). Gestures performed back to back form one long stretch: there the
-/// runs of moving frames no report covers get the same second chance (``fillGaps(_:)``). A match that barely moved (see ``stillFraction``), or that pauses far
-/// longer than its class's performances do (``pauseFactor``: the end of one gesture, the stillness
-/// after it and the start of the next), is dropped, which leaves its stretches to the second chance.
+/// runs of moving frames no report covers get the same second chance (``fillGaps(_:)``). A match
+/// that barely moved (see ``stillFraction``), or that pauses far longer than its class's
+/// performances do (``pauseFactor``: the end of one gesture, the stillness after it and the start
+/// of the next), is dropped, which leaves its stretches to the second chance.
 ///
 /// The prediction's confidence is how far inside its class's spotting threshold the subsequence match
 /// fell (1 at distance 0, 0 at the threshold); its scores are the classifier's on the stretch. A
@@ -356,8 +357,7 @@ struct DTWSpotterStage: Spotter {
     /// overlap it, the runs they leave uncovered do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
         if reported.contains(where: { $0.overlaps(r) }) { return fillGaps(r) }
-        guard !reported.contains(where: { $0.overlaps(r) }),
-              r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
+        guard r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
               let whole = stretch(r.lowerBound, r.upperBound) else { return }
         let p = classifier.predict(whole)
         if let c = p.classIndex, let d = p.distance, d <= accept[c] {
