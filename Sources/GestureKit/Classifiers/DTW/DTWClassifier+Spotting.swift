@@ -357,12 +357,7 @@ struct DTWSpotterStage: Spotter {
     /// overlap it, the runs they leave uncovered do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
         if reported.contains(where: { $0.overlaps(r) }) { return fillGaps(r) }
-        guard r.count * DTWSpotter.maxWarp >= shortest, r.count <= DTWSpotter.maxWarp * longest,
-              let whole = stretch(r.lowerBound, r.upperBound) else { return }
-        let p = classifier.predict(whole)
-        if let c = p.classIndex, let d = p.distance, d <= accept[c] {
-            pending.append((r, p, r.upperBound + Self.patience * longest))
-        }
+        if plausible(r) { offer(r) }
     }
 
     /// Gestures back to back form one moving stretch; each run of its moving frames that no report
@@ -379,13 +374,27 @@ struct DTWSpotterStage: Spotter {
             from = max(from, c.upperBound + 1)
         }
         if from <= core.upperBound { gaps.append(from...core.upperBound) }
-        for g in gaps where g.count * DTWSpotter.maxWarp >= shortest && g.count <= DTWSpotter.maxWarp * longest {
-            guard let whole = stretch(g.lowerBound, g.upperBound) else { continue }
-            let p = classifier.predict(whole)
-            guard let c = p.classIndex, let d = p.distance, d <= accept[c], c < inner.typicalLengths.count else { continue }
-            let typical = Float(inner.typicalLengths[c])
-            guard Float(g.count) >= fillFraction * typical, Float(g.count) <= DTWSpotter.continuationLength * typical else { continue }
-            pending.append((g, p, g.upperBound + Self.patience * longest))
+        let typical = inner.typicalLengths, least = fillFraction
+        for g in gaps where plausible(g) {
+            offer(g) { c in
+                c < typical.count && Float(g.count) >= least * Float(typical[c])
+                    && Float(g.count) <= DTWSpotter.continuationLength * Float(typical[c])
+            }
+        }
+    }
+
+    /// Whether `r` lasts as one gesture can: half the shortest template to twice the longest.
+    func plausible(_ r: ClosedRange<Int>) -> Bool {
+        r.count * DTWSpotter.maxWarp >= shortest && r.count <= DTWSpotter.maxWarp * longest
+    }
+
+    /// Frames `r` labelled whole wait (``patience``) as a second chance when they lie within
+    /// ``accept`` of the class named and `fits` that class.
+    mutating func offer(_ r: ClosedRange<Int>, fits: (Int) -> Bool = { _ in true }) {
+        guard let whole = stretch(r.lowerBound, r.upperBound) else { return }
+        let p = classifier.predict(whole)
+        if let c = p.classIndex, let d = p.distance, d <= accept[c], fits(c) {
+            pending.append((r, p, r.upperBound + Self.patience * longest))
         }
     }
 
