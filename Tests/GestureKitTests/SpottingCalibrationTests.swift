@@ -279,6 +279,9 @@ enum SyntheticGestures {
         let spread = Evaluation.channelSpread(Dataset(examples: [a, b]))
         #expect(abs(spread[0] - Float(5).squareRoot()) < 1e-5)   // values 1, 3, 5, 7: variance 5
         #expect(spread[1] == 0)
+        // A sample that is not a number is skipped, not spread over every noisy still frame.
+        let bad = Example(series: TimeSeries(frames: [[.nan, 10]]), label: "c")
+        #expect(Evaluation.channelSpread(Dataset(examples: [a, b, bad])) == spread)
     }
 
     @Test func replayRefusesClassesTooSmallToHoldOut() throws {

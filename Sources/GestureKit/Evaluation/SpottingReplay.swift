@@ -131,18 +131,22 @@ extension Evaluation {
         return report
     }
 
-    /// Each channel's standard deviation over every frame of the data.
+    /// Each channel's standard deviation over every frame of the data (non-finite samples skipped,
+    /// so one bad sample does not make every still frame not a number).
     static func channelSpread(_ data: Dataset) -> [Float] {
         guard let c = data.examples.first?.series.channelCount else { return [] }
-        var sum = [Double](repeating: 0, count: c), squares = sum, n = 0.0
+        var sum = [Double](repeating: 0, count: c), squares = sum, n = sum
         for e in data.examples where e.series.channelCount == c {
-            for (i, v) in e.series.values.enumerated() {
+            for (i, v) in e.series.values.enumerated() where v.isFinite {
                 sum[i % c] += Double(v)
                 squares[i % c] += Double(v) * Double(v)
+                n[i % c] += 1
             }
-            n += Double(e.series.frameCount)
         }
-        return (0..<c).map { Float(max(0, squares[$0] / max(n, 1) - (sum[$0] / max(n, 1)) * (sum[$0] / max(n, 1))).squareRoot()) }
+        return (0..<c).map { j in
+            let k = max(n[j], 1), mean = sum[j] / k
+            return Float(max(0, squares[j] / k - mean * mean).squareRoot())
+        }
     }
 
     /// `noise`: per channel, the standard deviation of the Gaussian noise on still frames (empty: none).
