@@ -388,6 +388,56 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
         }
     }
 
+    /// The channels laid end to end by hand: channel c's frame t at c * frames + t, one channel.
+    static func handEndToEnd(_ s: TimeSeries) -> TimeSeries {
+        let n = s.frameCount
+        return TimeSeries(values: (0..<(n * s.channelCount)).map { s[$0 % n, $0 / n] }, channelCount: 1)
+    }
+
+    /// With `concatenate` (alone, with `multiPooling`, with `difference`), the model is the one-channel
+    /// MiniRocket of the series laid end to end by hand, and its features are that reference's bits on
+    /// every width, on whole examples and short windows, before and after a save and load.
+    @Test(arguments: [(false, false), (true, false), (true, true)])
+    func concatenateIsTheReferenceOfTheChannelsLaidEndToEnd(pools: Bool, difference: Bool) throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let windows = Array(data.examples.prefix(10).map(\.series))
+        var stage = MiniRocket(features: 2000, seed: 4, difference: difference, multiPooling: pools, concatenate: true)
+        try stage.fit(windows, channels: 6, sampleRate: nil)
+        let m = try #require(stage.model)
+        #expect(m.concatenated && m.channelNames.count == 6 && m.length == 6 * windows.map(\.frameCount).min()!)
+        #expect(m.channelIndices.allSatisfy { $0 == 0 } && m.dilations.max()! > 32)
+        var laid = MiniRocket(features: 2000, seed: 4, difference: false, multiPooling: pools)
+        try laid.fit(windows.map(Self.handEndToEnd), channels: 1, sampleRate: nil)
+        if !difference {
+            var expectedModel = try #require(laid.model)
+            expectedModel.channelNames = m.channelNames
+            expectedModel.concatenated = true
+            #expect(expectedModel == m)
+        }
+        let back = try StageTesting.roundTrip(stage)
+        #expect(back.concatenate && back.model == m && back.differenceModel == stage.differenceModel)
+        let before = MiniRocket.lanes
+        defer { MiniRocket.limitLanes(before) }
+        let reference = { (s: TimeSeries, m: MiniRocket.Model) in
+            pools ? Self.referencePools(Self.handEndToEnd(s), m) : referenceFeatures(Self.handEndToEnd(s), m)
+        }
+        for s in [data.examples[20].series, windows[0].frames(0..<37), windows[1].frames(5..<7), windows[2].frames(3..<4)] {
+            var expected = reference(s, m)
+            if let dm = stage.differenceModel { expected += reference(Self.handDifference(s), dm) }
+            for lanes in [16, 8, 4] {
+                MiniRocket.limitLanes(lanes)
+                #expect(stage.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern), "lanes \(MiniRocket.lanes), \(s.frameCount) frames")
+                #expect(back.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern))
+            }
+        }
+        // The transform sees one channel: an index past it is refused.
+        var bad = stage
+        var bm = m
+        bm.channelIndices[0] = 1
+        bad.model = bm
+        #expect(throws: GestureKitError.self) { try bad.validate() }
+    }
+
     /// Long series (padding edges of 4 x 49 frames), lengths that end inside a vector, and many biases
     /// per dilation: the pooled transform still gives the reference's bits on every width.
     @Test func multiPoolingOfLongSeriesAndManyBiasesIsTheReference() throws {

@@ -5,7 +5,8 @@ import GestureKit
 /// MiniRocket on UWaveGestureLibrary TRAIN (120 x 3 channels x 315 frames), 10,000 features, one
 /// thread: fitting the transform (dilations, channel combinations, biases), transforming all 120,
 /// and training the whole pipeline (transform + ridge with LOO alpha); plain MiniRocket (PPV, as
-/// aeon's), the default with MultiRocket's four pools, and MultiRocket's layout (pools and difference). Live: a windowed pipeline on
+/// aeon's), MultiRocket's four pools, the default (four pools on the channels laid end to end), and
+/// MultiRocket's layout (pools and difference). Live: a windowed pipeline on
 /// BasicMotions (window 50, hop 10): the cost of pushing one hop of frames, i.e. one decision.
 /// The peer script Benchmarks/peers/minirocket_peer.py times aeon's MiniRocket on the same data.
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -39,13 +40,23 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
 
-        // The default of `--classifier minirocket`: MultiRocket's four pools per bias.
+        // MultiRocket's four pools per bias.
         var pooled = MiniRocket(multiPooling: true)
         try? pooled.fit(series, channels: 3, sampleRate: nil)
         let pooledStage = pooled
         Benchmark("MiniRocket transform UWave TRAIN 120x3x315 multiPooling") { benchmark in
             for _ in benchmark.scaledIterations {
                 for s in series { blackHole(pooledStage.features(of: s)) }
+            }
+        }
+
+        // The default of `--classifier minirocket`: four pools, the channels laid end to end.
+        var laid = MiniRocket(multiPooling: true, concatenate: true)
+        try? laid.fit(series, channels: 3, sampleRate: nil)
+        let laidStage = laid
+        Benchmark("MiniRocket transform UWave TRAIN 120x3x315 multiPooling concatenate") { benchmark in
+            for _ in benchmark.scaledIterations {
+                for s in series { blackHole(laidStage.features(of: s)) }
             }
         }
 
@@ -61,6 +72,11 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         if var spec = try? DefaultSpecs.build(classifier: "minirocket", specFile: nil) {
+            let defaultSpec = spec
+            Benchmark("MiniRocket pipeline train UWave TRAIN multiPooling concatenate (transform + ridge LOO)") { benchmark in
+                for _ in benchmark.scaledIterations { blackHole(try? Pipeline.train(defaultSpec, on: d)) }
+            }
+            spec.extractors = [MiniRocket(multiPooling: true)]
             let pooledSpec = spec
             Benchmark("MiniRocket pipeline train UWave TRAIN multiPooling (transform + ridge LOO)") { benchmark in
                 for _ in benchmark.scaledIterations { blackHole(try? Pipeline.train(pooledSpec, on: d)) }

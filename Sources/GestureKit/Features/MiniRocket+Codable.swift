@@ -1,6 +1,6 @@
 /// JSON form: see ``MiniRocket``.
 extension MiniRocket {
-    enum CodingKeys: String, CodingKey { case features, maxDilations, seed, difference, multiPooling, trained }
+    enum CodingKeys: String, CodingKey { case features, maxDilations, seed, difference, multiPooling, concatenate, trained }
 
     enum TrainedKeys: String, CodingKey {
         case channelNames, length, dilations, featuresPerDilation, channelCounts, channelIndices, padded, biases, difference
@@ -12,13 +12,16 @@ extension MiniRocket {
                   maxDilations: try c.decodeIfPresent(Int.self, forKey: .maxDilations) ?? 32,
                   seed: try c.decodeIfPresent(UInt64.self, forKey: .seed) ?? 0,
                   difference: try c.decodeIfPresent(Bool.self, forKey: .difference) ?? false,
-                  multiPooling: try c.decodeIfPresent(Bool.self, forKey: .multiPooling) ?? false)
+                  multiPooling: try c.decodeIfPresent(Bool.self, forKey: .multiPooling) ?? false,
+                  concatenate: try c.decodeIfPresent(Bool.self, forKey: .concatenate) ?? false)
         if c.contains(.trained) {
             let t = try c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             model = try Self.decodeModel(t)
+            model?.concatenated = concatenate
             if difference {
                 let dt = try t.nestedContainer(keyedBy: TrainedKeys.self, forKey: .difference)
                 differenceModel = try Self.decodeModel(dt, channelNames: model?.channelNames)
+                differenceModel?.concatenated = concatenate
             }
         }
     }
@@ -53,6 +56,7 @@ extension MiniRocket {
         try c.encode(seed, forKey: .seed)
         if difference { try c.encode(true, forKey: .difference) }
         if multiPooling { try c.encode(true, forKey: .multiPooling) }
+        if concatenate { try c.encode(true, forKey: .concatenate) }
         if let m = model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try Self.encodeModel(m, &t, names: true)
@@ -79,8 +83,8 @@ extension MiniRocket {
     }
 
     static func validate(_ m: Model, field: String) throws {
-        let channels = m.channelNames.count
-        if channels < 1 { throw GestureKitError("no channels", field: field + ".channelNames") }
+        let channels = m.inputChannels
+        if m.channelNames.isEmpty { throw GestureKitError("no channels", field: field + ".channelNames") }
         if m.length < 1 { throw GestureKitError("must be at least 1", field: field + ".length") }
         if m.dilations.isEmpty || m.dilations.contains(where: { $0 < 1 || $0 > 1 << 20 }) {
             throw GestureKitError("dilations must be between 1 and 2^20", field: field + ".dilations")

@@ -47,6 +47,9 @@ public struct MiniRocket: FeatureExtractor {
     /// (minus it; 0 when none), the mean index of those outputs (-1 when none) and the longest run
     /// of them, over the counted outputs; a quarter as many biases for the same `features`.
     public var multiPooling: Bool
+    /// Lays the channels end to end as one series (channel after channel, each in time order) before
+    /// the transform, so every kernel and pool sees one channel at a time, boundary aside.
+    public var concatenate: Bool
     package internal(set) var model: Model?
     /// The fitted difference half, when `difference`.
     package internal(set) var differenceModel: Model?
@@ -61,15 +64,20 @@ public struct MiniRocket: FeatureExtractor {
         public var channelIndices: [Int32]
         public var padded: [UInt8]
         public var biases: [Float]
+        /// Fitted on the channels laid end to end: the transform sees one channel.
+        public var concatenated = false
 
         var maxDilation: Int { Int(dilations.max() ?? 1) }
+        /// Channels of the series the kernels run on.
+        var inputChannels: Int { concatenated ? 1 : channelNames.count }
     }
 
     /// An unfitted MiniRocket of about `features` features.
     public init(features: Int = 10_000, maxDilations: Int = 32, seed: UInt64 = 0, difference: Bool = false,
-                multiPooling: Bool = false) {
+                multiPooling: Bool = false, concatenate: Bool = false) {
         requestedFeatures = features
         self.multiPooling = multiPooling
+        self.concatenate = concatenate
         self.maxDilations = maxDilations
         self.seed = seed
         self.difference = difference
@@ -106,6 +114,24 @@ public struct MiniRocket: FeatureExtractor {
             return
         }
         for i in 0..<((frames - 1) * channels) { out[i] = x[i + channels] - x[i] }
+    }
+
+    /// A row-major series of `frames` frames and `channels` channels laid end to end: channel c's
+    /// frames at c * frames.
+    static func endToEnd(_ x: UnsafeBufferPointer<Float>, frames: Int, channels: Int,
+                         into out: UnsafeMutableBufferPointer<Float>) {
+        for c in 0..<channels {
+            for t in 0..<frames { out[c * frames + t] = x[t * channels + c] }
+        }
+    }
+
+    /// `endToEnd` of a whole series: one channel of frames * channels frames.
+    static func endToEnd(_ s: TimeSeries) -> TimeSeries {
+        var v = [Float](repeating: 0, count: s.values.count)
+        s.values.withUnsafeBufferPointer { x in
+            v.withUnsafeMutableBufferPointer { o in endToEnd(x, frames: s.frameCount, channels: s.channelCount, into: o) }
+        }
+        return TimeSeries(values: v, channelCount: 1, channelNames: ["all"], sampleRate: s.sampleRate)
     }
 
     /// `firstDifference` of a whole series.
@@ -168,20 +194,24 @@ public struct MiniRocket: FeatureExtractor {
         guard !usable.isEmpty else { throw GestureKitError("no training series to fit MiniRocket on", field: "miniRocket") }
         let names = FeatureSupport.names(windows, channels: channels)
         let budget = max(requestedFeatures / pools, Self.kernelCount)
+        let concatenate = concatenate
+        let laid = { (s: [TimeSeries]) in concatenate ? s.map(Self.endToEnd) : s }
+        let inputs = concatenate ? 1 : channels
         if difference {
             let half = budget / 2
-            model = Self.fitModel(usable, channels: channels, names: names, features: half,
+            model = Self.fitModel(laid(usable), channels: inputs, names: names, features: half,
                                   maxDilations: maxDilations, seed: seed)
-            differenceModel = Self.fitModel(usable.map(Self.firstDifference), channels: channels, names: names,
+            differenceModel = Self.fitModel(laid(usable.map(Self.firstDifference)), channels: inputs, names: names,
                                             features: budget - half, maxDilations: maxDilations, seed: seed &+ 1)
         } else {
-            model = Self.fitModel(usable, channels: channels, names: names, features: budget,
+            model = Self.fitModel(laid(usable), channels: inputs, names: names, features: budget,
                                   maxDilations: maxDilations, seed: seed)
             differenceModel = nil
         }
     }
 
-    /// One fitted transform of about `features` features on `usable` (non-empty, `channels` channels).
+    /// One fitted transform of about `features` features on `usable` (non-empty, `channels` channels;
+    /// one channel and `names` several when they were laid end to end).
     static func fitModel(_ usable: [TimeSeries], channels: Int, names: [String], features: Int, maxDilations: Int,
                          seed: UInt64) -> Model {
         let length = usable.map(\.frameCount).min()!
@@ -215,7 +245,8 @@ public struct MiniRocket: FeatureExtractor {
         let biases = Self.fitBiases(usable, draws: draws, dilations: dilations, perDilation: per, channelCounts: counts,
                                     channelIndices: indices, positions: positions)
         return Model(channelNames: names, length: length, dilations: dilations, featuresPerDilation: per,
-                     channelCounts: counts, channelIndices: indices, padded: padded, biases: biases)
+                     channelCounts: counts, channelIndices: indices, padded: padded, biases: biases,
+                     concatenated: channels != names.count)
     }
 
     /// The biases: for each kernel and dilation, quantiles at `positions` of the convolution output of
@@ -304,13 +335,25 @@ public struct MiniRocket: FeatureExtractor {
         guard let m = model else { return }
         let ch = m.channelNames.count
         precondition(out.count >= featureCount && window.count >= frames * ch, "miniRocket: buffer sizes do not match")
-        Self.transform(m, window, frames, out, pools: multiPooling)
+        Self.laidOut(m, window, frames) { x, n in Self.transform(m, x, n, out, pools: multiPooling) }
         guard let dm = differenceModel else { return }
         let dFrames = max(frames - 1, 1)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: dFrames * ch) { dx in
             Self.firstDifference(window, frames: frames, channels: ch, into: dx)
-            Self.transform(dm, UnsafeBufferPointer(dx), dFrames, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]),
-                           pools: multiPooling)
+            Self.laidOut(dm, UnsafeBufferPointer(dx), dFrames) { x, n in
+                Self.transform(dm, x, n, UnsafeMutableBufferPointer(rebasing: out[(m.biases.count * pools)...]), pools: multiPooling)
+            }
+        }
+    }
+
+    /// Calls `body` with the window as `m` runs on it (laid end to end when it was fitted so) and its frames.
+    static func laidOut(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
+                        _ body: (UnsafeBufferPointer<Float>, Int) -> Void) {
+        guard m.concatenated else { return body(window, frames) }
+        let ch = m.channelNames.count
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: max(frames * ch, 1)) { laid in
+            endToEnd(window, frames: frames, channels: ch, into: laid)
+            body(UnsafeBufferPointer(laid), frames * ch)
         }
     }
 
@@ -318,7 +361,7 @@ public struct MiniRocket: FeatureExtractor {
     static func transform(_ m: Model, _ window: UnsafeBufferPointer<Float>, _ frames: Int,
                           _ out: UnsafeMutableBufferPointer<Float>, pools: Bool) {
         let kernel = pools ? gk_minirocket_transform_multi : gk_minirocket_transform
-        let ch = m.channelNames.count
+        let ch = m.inputChannels
         let scratchCount = (pools ? gk_minirocket_multi_scratch_count : gk_minirocket_scratch_count)(frames, ch, m.maxDilation)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: max(scratchCount, 1)) { scratch in
             m.dilations.withUnsafeBufferPointer { d in
