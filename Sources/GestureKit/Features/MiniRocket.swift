@@ -16,8 +16,12 @@ import Foundation
 /// frame shorter; a one-frame series differences to one zero frame), each half fitted as above
 /// (the difference half with its own dilations over the differenced length, and seed + 1).
 ///
-/// JSON: `{"kind": "miniRocket", "features": 10000, "maxDilations": 32, "seed": 0, "difference": false}`
-/// (all optional; files without `difference` load as before). Learned by `fit`, under `trained`:
+/// With `concatenate`, the channels are laid end to end first (channel after channel): one channel
+/// of channels x frames, which the kernels, dilations and biases are fitted on and run over.
+///
+/// JSON: `{"kind": "miniRocket", "features": 10000, "maxDilations": 32, "seed": 0, "difference": false,
+/// "multiPooling": false, "concatenate": false}` (all optional; files without the last three load as
+/// before). Learned by `fit`, under `trained`:
 /// `channelNames`, `length` (the training length the dilations were spread over), `dilations`,
 /// `featuresPerDilation`, `channelCounts` and `channelIndices` (per kernel and dilation,
 /// dilation-major), `padded` (per kernel and dilation), `biases` (PackedFloats); with `difference`,
