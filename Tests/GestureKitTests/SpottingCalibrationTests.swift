@@ -258,6 +258,16 @@ enum SyntheticGestures {
         #expect(r.wrongLabel <= 1 && r.missed == 0 && r.falseDetections == 0, "\(r.text)")
     }
 
+    /// With zeros held between mouse gestures (GRT's HMMTrainingData, 2 channels of pixels) and noise
+    /// on them, a fragment's stretch takes in the jumps to and from zero: it lies far beyond every
+    /// class and must not rename the gesture its match named (9 wrong of 75 before the rule).
+    @Test(.enabled(if: TestData.hasShared)) func aStretchTakingInTheJumpToHeldZerosKeepsTheMatchsLabel() throws {
+        let data = try Dataset.load(TestData.sharedPath("grt/HMMTrainingData.grt"))
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
+        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 200, seed: 0, still: [.zeros], noise: 0.03)
+        #expect(r.wrongLabel == 0 && r.falseDetections == 0 && r.correct >= 74, "\(r.text)")
+    }
+
     /// The noise reaches the stream (UWave's smooth recordings are thrown off by heavy noise at
     /// rest) and is seeded: the same seed gives the same report.
     @Test(.enabled(if: TestData.hasShared)) func stillFrameNoiseIsSeededAndReachesTheStream() throws {

@@ -79,6 +79,17 @@ struct DTWSpotterStage: Spotter {
     /// the smoothed stretch (still frames at each end) instead, 0.6 and above relabelled whole
     /// letters by their padding (151 of 180 at 0.6 with zeros held).
     var coverFraction: Float = 0.65
+    /// A fragment's stretch (``coverFraction``) is labelled instead only when it lies within this many
+    /// times its class's ``accept``: with zeros held between gestures, the stretch takes in the jump
+    /// to and from them and lies far from every class, nearest to none in particular (GRT's
+    /// HMMTrainingData with 3 % noise on the held zeros, seeds 0 and 3: 8 relabels at 13 to 84 times
+    /// the gate, 6 of them wrong; UWave, noiseless, seeds 0-2: the right relabels at most 1.5 times it).
+    /// Chosen on the spotting-replay tuning seeds (letters 0-19, the other four sets 0-9, all still
+    /// kinds, of 2340; noise 0 / 1 % / 3 %): off 2140 / 2144 / 2122; 1: 2129 / 2131 / 2113 (UWave
+    /// lost 10); 2 and 4: 2140 / 2144 / 2125 (letters 537 -> 540 at 3 %); HMMTrainingData seeds
+    /// 0-9, of 450: 450 / 450 / 448 with either. 4 keeps room above the right relabels.
+    static let relabelReach: Float = 4
+
     /// Per class, how long its performances pause: the 90th percentile of its templates' longest
     /// pause (see ``templatePauses(_:floor:lag:)``; one odd template must not excuse every pause).
     var pauses: [Int] = []
@@ -297,7 +308,8 @@ struct DTWSpotterStage: Spotter {
                 let p = classifier.predict(whole)
                 // One performance of the class named, not two gestures back to back.
                 if let c = p.classIndex, c < inner.typicalLengths.count,
-                   Float(core.count) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[c]) {
+                   Float(core.count) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[c]),
+                   let d = p.distance, d <= Self.relabelReach * accept[c] {
                     m = SpotMatch(prediction: p, start: core.lowerBound, end: core.upperBound)
                     reported.append(r)
                 }
