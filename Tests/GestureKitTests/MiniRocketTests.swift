@@ -430,6 +430,13 @@ private func randomSeries(frames: Int, channels: Int, seed: UInt64) -> TimeSerie
                 #expect(back.features(of: s).map(\.bitPattern) == expected.map(\.bitPattern))
             }
         }
+        // One channel laid end to end is itself: the same features, and the flag survives a save.
+        let single = windows.map(Self.handEndToEnd)
+        var one = MiniRocket(features: 500, seed: 4, concatenate: true), plain = MiniRocket(features: 500, seed: 4)
+        try one.fit(single, channels: 1, sampleRate: nil)
+        try plain.fit(single, channels: 1, sampleRate: nil)
+        #expect(try StageTesting.roundTrip(one).model == one.model && one.model?.concatenated == true)
+        #expect(one.features(of: single[3]).map(\.bitPattern) == plain.features(of: single[3]).map(\.bitPattern))
         // The transform sees one channel: an index past it is refused.
         var bad = stage
         var bm = m

@@ -204,20 +204,21 @@ public struct MiniRocket: FeatureExtractor {
         if difference {
             let half = budget / 2
             model = Self.fitModel(laid(usable), channels: inputs, names: names, features: half,
-                                  maxDilations: maxDilations, seed: seed)
+                                  maxDilations: maxDilations, seed: seed, concatenated: concatenate)
             differenceModel = Self.fitModel(laid(usable.map(Self.firstDifference)), channels: inputs, names: names,
-                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1)
+                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1,
+                                            concatenated: concatenate)
         } else {
             model = Self.fitModel(laid(usable), channels: inputs, names: names, features: budget,
-                                  maxDilations: maxDilations, seed: seed)
+                                  maxDilations: maxDilations, seed: seed, concatenated: concatenate)
             differenceModel = nil
         }
     }
 
     /// One fitted transform of about `features` features on `usable` (non-empty, `channels` channels;
-    /// one channel and `names` several when they were laid end to end).
+    /// one when `concatenated`, the channels named `names` laid end to end).
     static func fitModel(_ usable: [TimeSeries], channels: Int, names: [String], features: Int, maxDilations: Int,
-                         seed: UInt64) -> Model {
+                         seed: UInt64, concatenated: Bool = false) -> Model {
         let length = usable.map(\.frameCount).min()!
         let (dilations, per) = Self.dilations(length: length, features: features, maxDilations: maxDilations)
         var rng = SeededGenerator(seed: seed)
@@ -250,7 +251,7 @@ public struct MiniRocket: FeatureExtractor {
                                     channelIndices: indices, positions: positions)
         return Model(channelNames: names, length: length, dilations: dilations, featuresPerDilation: per,
                      channelCounts: counts, channelIndices: indices, padded: padded, biases: biases,
-                     concatenated: channels != names.count)
+                     concatenated: concatenated)
     }
 
     /// The biases: for each kernel and dilation, quantiles at `positions` of the convolution output of
