@@ -187,10 +187,7 @@ extension Evaluation {
         var result = SpottingReplayReport.Partition(seed: seed, still: still, gestures: gestures.count)
         var charged = [[Detection]](repeating: [], count: spans.count)
         for d in detections {
-            let overlaps = spans.indices.map { i -> Int in
-                let r = spans[i].range
-                return max(0, min(r.upperBound, d.end) - max(r.lowerBound, d.start) + 1)
-            }
+            let overlaps = spans.map { $0.range.overlapCount(d.start, d.end) }
             guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else {
                 result.falseDetections += 1
                 continue

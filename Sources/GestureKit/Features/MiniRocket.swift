@@ -200,25 +200,24 @@ public struct MiniRocket: FeatureExtractor {
         let budget = max(requestedFeatures / pools, Self.kernelCount)
         let concatenate = concatenate
         let laid = { (s: [TimeSeries]) in concatenate ? s.map(Self.endToEnd) : s }
-        let inputs = concatenate ? 1 : channels
         if difference {
             let half = budget / 2
-            model = Self.fitModel(laid(usable), channels: inputs, names: names, features: half,
-                                  maxDilations: maxDilations, seed: seed, concatenated: concatenate)
-            differenceModel = Self.fitModel(laid(usable.map(Self.firstDifference)), channels: inputs, names: names,
-                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1,
-                                            concatenated: concatenate)
+            model = Self.fitModel(laid(usable), names: names, concatenated: concatenate, features: half,
+                                  maxDilations: maxDilations, seed: seed)
+            differenceModel = Self.fitModel(laid(usable.map(Self.firstDifference)), names: names, concatenated: concatenate,
+                                            features: budget - half, maxDilations: maxDilations, seed: seed &+ 1)
         } else {
-            model = Self.fitModel(laid(usable), channels: inputs, names: names, features: budget,
-                                  maxDilations: maxDilations, seed: seed, concatenated: concatenate)
+            model = Self.fitModel(laid(usable), names: names, concatenated: concatenate, features: budget,
+                                  maxDilations: maxDilations, seed: seed)
             differenceModel = nil
         }
     }
 
-    /// One fitted transform of about `features` features on `usable` (non-empty, `channels` channels;
-    /// one when `concatenated`, the channels named `names` laid end to end).
-    static func fitModel(_ usable: [TimeSeries], channels: Int, names: [String], features: Int, maxDilations: Int,
-                         seed: UInt64, concatenated: Bool = false) -> Model {
+    /// One fitted transform of about `features` features on `usable` (non-empty): series of the
+    /// channels `names`, or of one channel when they were laid end to end (`concatenated`).
+    static func fitModel(_ usable: [TimeSeries], names: [String], concatenated: Bool, features: Int, maxDilations: Int,
+                         seed: UInt64) -> Model {
+        let channels = concatenated ? 1 : names.count
         let length = usable.map(\.frameCount).min()!
         let (dilations, per) = Self.dilations(length: length, features: features, maxDilations: maxDilations)
         var rng = SeededGenerator(seed: seed)

@@ -304,15 +304,12 @@ struct DTWSpotterStage: Spotter {
         let core = moved(r) ?? r
         for w in waiting where on(w) {
             var m = w.match
-            let shared = min(m.end, core.upperBound) - max(m.start, core.lowerBound) + 1
+            let span = m.start...m.end
             // Mostly inside: a swing's fragment can end a few held frames after the stretch.
-            let inside = min(m.end, r.upperBound) - max(m.start, r.lowerBound) + 1
-            let fragment = 2 * inside >= m.end - m.start + 1 && Float(shared) < coverFraction * Float(core.count)
+            let fragment = 2 * span.overlapCount(r) >= span.count
+                && Float(span.overlapCount(core)) < coverFraction * Float(core.count)
             // Another report already covers the stretch: this fragment would name the gesture twice.
-            if fragment, reported.contains(where: { s in
-                s != m.start...m.end
-                    && Float(min(s.upperBound, core.upperBound) - max(s.lowerBound, core.lowerBound) + 1) >= coverFraction * Float(core.count)
-            }) {
+            if fragment, reported.contains(where: { $0 != span && Float($0.overlapCount(core)) >= coverFraction * Float(core.count) }) {
                 continue
             }
             if fragment, core.count <= DTWSpotter.maxWarp * longest, let whole = stretch(core.lowerBound, core.upperBound) {
