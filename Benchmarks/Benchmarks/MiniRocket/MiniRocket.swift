@@ -5,9 +5,10 @@ import GestureKit
 /// MiniRocket on UWaveGestureLibrary TRAIN (120 x 3 channels x 315 frames), 10,000 features, one
 /// thread: fitting the transform (dilations, channel combinations, biases), transforming all 120,
 /// and training the whole pipeline (transform + ridge with LOO alpha); plain MiniRocket (PPV, as
-/// aeon's), MultiRocket's four pools, the default (four pools on the channels laid end to end), and
-/// MultiRocket's layout (pools and difference). Live: a windowed pipeline on
-/// BasicMotions (window 50, hop 10): the cost of pushing one hop of frames, i.e. one decision.
+/// aeon's), the channels laid end to end (PPV), MultiRocket's four pools, the default (four pools on
+/// the channels laid end to end), and MultiRocket's layout (pools and difference). Live: a windowed
+/// pipeline on BasicMotions (window 50, hop 10): the cost of pushing one hop of frames, i.e. one
+/// decision.
 /// The peer script Benchmarks/peers/minirocket_peer.py times aeon's MiniRocket on the same data.
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
@@ -47,6 +48,24 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark("MiniRocket transform UWave TRAIN 120x3x315 multiPooling") { benchmark in
             for _ in benchmark.scaledIterations {
                 for s in series { blackHole(pooledStage.features(of: s)) }
+            }
+        }
+
+        // The channels laid end to end, PPV only: what aeon's MiniRocket computes on the
+        // univariate series of 945 frames (the peer script times it on that series).
+        var ends = MiniRocket(concatenate: true)
+        try? ends.fit(series, channels: 3, sampleRate: nil)
+        let endsStage = ends
+        Benchmark("MiniRocket fit UWave TRAIN 120x3x315 concatenate") { benchmark in
+            for _ in benchmark.scaledIterations {
+                var m = MiniRocket(concatenate: true)
+                try? m.fit(series, channels: 3, sampleRate: nil)
+                blackHole(m)
+            }
+        }
+        Benchmark("MiniRocket transform UWave TRAIN 120x3x315 concatenate") { benchmark in
+            for _ in benchmark.scaledIterations {
+                for s in series { blackHole(endsStage.features(of: s)) }
             }
         }
 
