@@ -41,15 +41,43 @@ import Testing
         #expect(d.examples[0].label == "b")
     }
 
+    /// The UCR archive pads unequal-length series with missing values to the longest: trailing `?`
+    /// and `NaN` (any case) are dropped, per dimension, so each example keeps its own length.
+    @Test func trailingMissingValuesArePadding() throws {
+        let d = try parse("""
+        @problemName P
+        @missing true
+        @univariate false
+        @dimensions 2
+        @equalLength false
+        @classLabel true a b
+        @data
+        1,2,3,?,?:4,5,6,?,?:a
+        1,2,NaN,nan,NaN:3,4, NaN , NaN ,NaN:b
+        1,2,3,4,5:6,7,8,9,10:a
+        """)
+        #expect(d.examples.map(\.series.frameCount) == [3, 2, 5])
+        #expect(d.examples[0].series.values == [1, 4, 2, 5, 3, 6])
+        #expect(d.examples[1].series.values == [1, 3, 2, 4])
+        #expect(d.examples.allSatisfy { $0.series.values.allSatisfy(\.isFinite) })
+        // Padded to a declared equal length: the length counts the padding.
+        let equal = try parse("@problemName E\n@univariate true\n@equalLength true\n@seriesLength 4\n@classLabel true a\n@data\n1,2,?,?:a\n1,2,3,4:a\n")
+        #expect(equal.examples.map(\.series.frameCount) == [2, 4])
+    }
+
     @Test func malformed() {
         let base = "@problemName M\n@timeStamps false\n@univariate false\n@dimensions 2\n@equalLength true\n@seriesLength 3\n@classLabel true a b\n@data\n"
         let cases: [(String, Int, String)] = [
-            (base + "1,2,3:4,?,6:b\n", 9, "missing value"),
+            (base + "1,2,3:4,?,6:b\n", 9, "missing value at value 2"),
+            (base + "1,2,3:4,NaN,6:b\n", 9, "missing value at value 2"),
+            (base + "1,2,3:?,?,?:b\n", 9, "no values, only missing ones"),
+            (base + "1,2,3:4,5,?:b\n", 9, "dimension 1 has 2 values, dimension 0 has 3"),
+            (base + "1,2,3,?:4,5,6,?:b\n", 9, "@seriesLength says 3"),
+            (base + "1,2,3:4,inf,6:b\n", 9, "not a finite number"),
             (base + "1,2,3:4,5:b\n", 9, "dimension 1 has 2 values"),
             (base + "1,2,3:4,5,6:c\n", 9, "not declared"),
             (base + "1,2,3:b\n", 9, "expected 2 dimensions, found 1"),
             (base + "1,2,3:4,x,6:b\n", 9, "expected a number"),
-            (base + "1,2,3:4,NaN,6:b\n", 9, "not a finite number"),
             (base + "1,2,3,4:4,5,6,7:b\n", 9, "@seriesLength says 3"),
             (base.replacingOccurrences(of: "@timeStamps false", with: "@timeStamps true") + "1,2,3:4,5,6:b\n", 2, "time stamps"),
             (base.replacingOccurrences(of: "@dimensions 2", with: "@dimenshuns 2") + "1,2,3:4,5,6:b\n", 4, "unknown header keyword"),

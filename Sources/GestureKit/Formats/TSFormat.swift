@@ -15,9 +15,10 @@ import Foundation
 /// 0.07,0.07,...:0.39,0.39,...:...:Standing
 /// ```
 /// Each data line is one example: dimensions separated by `:`, values by `,`, the class label
-/// last. Univariate and multivariate, equal and unequal lengths are read. Missing values (`?`) are
-/// an error (GestureKit does not impute) and so are time stamps. Examples have no session or user
-/// and the sample rate is unknown.
+/// last. Univariate and multivariate, equal and unequal lengths are read. Missing values (`?` or
+/// `NaN`) that end a dimension are padding (the UCR archive pads unequal lengths so) and are dropped;
+/// anywhere else they are an error (GestureKit does not impute), and so are time stamps. Examples
+/// have no session or user and the sample rate is unknown.
 public enum TSFormat {
     static let knownKeys: Set<String> = ["problemname", "timestamps", "missing", "univariate", "dimension",
                                          "dimensions", "equallength", "serieslength", "classlabel", "data",
@@ -146,33 +147,50 @@ public enum TSFormat {
             var channels: [[Float]] = []
             channels.reserveCapacity(d)
             var length: Int? = nil
+            var padded = 0
             for (k, (fs, fe)) in fields.enumerated() {
                 var values: [Float] = []
                 values.reserveCapacity(min(seriesLength ?? 64, fe - fs + 1))
+                // Missing values (`?`, `NaN`) that end a dimension pad a shorter series to the
+                // longest (the UCR archive's unequal-length sets): dropped. Elsewhere they are an error.
+                var padding = 0
                 var cs = fs
                 for i in fs...fe where i == fe || base[i] == UInt8(ascii: ",") {
                     var a = cs, z = i
                     while a < z, base[a] == 32 || base[a] == 9 { a += 1 }
                     while z > a, base[z - 1] == 32 || base[z - 1] == 9 { z -= 1 }
                     let cell = UnsafeBufferPointer(start: base + a, count: z - a)
+                    cs = i + 1
+                    let v: Float
                     if z - a == 1, base[a] == UInt8(ascii: "?") {
-                        throw fail("missing value '?' (missing values are not supported)", field: "dimension \(k)")
+                        v = .nan
+                    } else {
+                        guard let parsed = DecimalParsing.parseFloat(base + a, z - a, pow10) else {
+                            throw fail(a == z ? "empty value" : "expected a number, found \(TextInput.quote(cell))", field: "dimension \(k)")
+                        }
+                        v = parsed
                     }
-                    guard let v = DecimalParsing.parseFloat(base + a, z - a, pow10) else {
-                        throw fail(a == z ? "empty value" : "expected a number, found \(TextInput.quote(cell))", field: "dimension \(k)")
+                    if v.isNaN {
+                        padding += 1
+                        continue
                     }
                     guard v.isFinite else { throw fail("\(TextInput.quote(cell)) is not a finite number", field: "dimension \(k)") }
+                    guard padding == 0 else {
+                        throw fail("missing value at value \(values.count + 1) (only missing values that end a series, padding it, are read)",
+                                   field: "dimension \(k)")
+                    }
                     values.append(v)
-                    cs = i + 1
                 }
+                guard !values.isEmpty else { throw fail("no values, only missing ones", field: "dimension \(k)") }
                 if let length, values.count != length {
                     throw fail("dimension \(k) has \(values.count) values, dimension 0 has \(length)")
                 }
                 length = values.count
+                padded = max(padded, values.count + padding)
                 channels.append(values)
             }
-            if equalLength == true, let want = seriesLength, let length, length != want {
-                throw fail("series has \(length) values per dimension, @seriesLength says \(want)")
+            if equalLength == true, let want = seriesLength, padded != want {
+                throw fail("series has \(padded) values per dimension, @seriesLength says \(want)")
             }
             examples.append(Example(series: TimeSeries(channels: channels), label: label))
         }
