@@ -160,6 +160,7 @@ public struct DTWClassifier: SequenceClassifier {
                           rejection: NullRejection(k: nullRejection, classCount: classes.count))
             m.rebuildDerived(band: band)
             m.rejection.fit(distances: DTWClassifier.filled(perClass))
+            m.rejection.widenFewSpreads(counts: perClass.map(\.count))
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
             m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
             model = m
@@ -176,6 +177,7 @@ public struct DTWClassifier: SequenceClassifier {
                 if d.isFinite { perClass[c].append(d) }
             }
             all.rejection.fit(distances: DTWClassifier.filled(perClass))
+            all.rejection.widenFewSpreads(counts: perClass.map(\.count))
             all.spotting = calibratedSpotting(all, examples, labels, Array(examples.indices))
             model = all
         }

@@ -10,7 +10,8 @@
 ///   example of another class and beats that example's true cost (it would be reported instead).
 ///
 /// The threshold of class `c` is `mean + k * std` of its true costs (`k` is the pipeline's
-/// `nullRejection`, ``defaultK`` when unset), loosened up to `mean + 3k * std` as long as it stays
+/// `nullRejection`, ``defaultK`` when unset; a std from four costs or fewer is first widened, see
+/// ``NullRejection/widenFewSpreads(counts:)``), loosened up to `mean + 3k * std` as long as it stays
 /// below half the cheapest class-`c` match on other classes' gestures (impostor cost: where classes
 /// are far apart, a slow or sloppy performance should still match), and capped just below its
 /// cheapest false cost, so a stretch that already fooled the spotter in training is rejected live.
@@ -118,6 +119,7 @@ public struct SpottingCalibration: Sendable, Hashable {
         }
         var rejection = NullRejection(k: nil, classCount: classCount)
         rejection.fit(distances: DTWClassifier.filled(trueCosts))
+        rejection.widenFewSpreads(counts: trueCosts.map(\.count))
         return SpottingCalibration(means: rejection.means, stds: rejection.stds, falseCosts: PackedFloats(falseCost),
                                    impostorCosts: PackedFloats(impostor))
     }
