@@ -38,7 +38,7 @@ public struct NullRejection: Sendable, Hashable, Codable {
     /// before any pooled filling; 0 leaves the class as it is): its standard deviation becomes
     /// `sqrt((n * std^2 + priorWeight * (priorSpread * mean)^2) / (n + priorWeight))`. Two examples
     /// of a class give two near-equal leave-one-out distances, so mean + k * std would accept only
-    /// what lies closer than they lie to each other: half the new performances. Chosen on
+    /// what lies closer than they lie to each other: about half of new performances. Chosen on
     /// spotting-replay tuning seeds of gesture sets cut to 5 and 6 examples per class (see README).
     public mutating func widenFewSpreads(counts: [Int]) {
         precondition(counts.count == means.values.count)
@@ -50,13 +50,18 @@ public struct NullRejection: Sendable, Hashable, Codable {
         })
     }
 
-    /// Classes fitted on this many distances or fewer have their spread widened.
+    /// Classes fitted on this many distances or fewer have their spread widened. 3 and 4 gave the
+    /// same on the cut sets; 4 gained 5 of 2790 on the full sets' tuning replay (UWave's calibration
+    /// streams three or four examples per class). Widening every class cost BasicMotions (seven
+    /// training examples per class; its repeats 12 -> 34).
     public static let fewDistances = 4
     /// The spread assumed before any distance is seen, as a fraction of the class's mean: well-sampled
     /// classes of the data sets here show 0.1 to 0.85. Tuning seeds (sets cut to 5 and 6 per class,
-    /// 5040 gestures): off 3825; 0.6 / 1 / 1.5 / 2: 3934 / 4066 / 4074 / 4079 (1 is the knee).
+    /// 5040 gestures): off 3825; at most 3 distances, 0.6 / 0.8 / 1: 4024 / 4051 / 4066; at most 4,
+    /// 1 / 1.5 / 2: 4066 / 4074 / 4079 (1 is the knee).
     public static let priorSpread: Float = 1
-    /// How many distances the prior weighs (2 / 4 / 8 at spread 0.6: 3926 / 3934 / 3940).
+    /// How many distances the prior weighs (every class widened, spotting thresholds only, spread
+    /// 0.6: weight 2 / 4 gave 3926 / 3934; at most 3 distances: 4 / 8 gave 3934 / 3940).
     public static let priorWeight: Float = 4
 
     /// The acceptance threshold of each class (infinite when rejection is off).
