@@ -183,45 +183,36 @@ def main():
     rows = [("MiniRocket fit UWave TRAIN", "MiniRocket fit UWave TRAIN 120x3x315", p["fit"]),
             ("MiniRocket transform UWave TRAIN (120)", "MiniRocket transform UWave TRAIN 120x3x315", p["transform"]),
             ("classifier fit UWave TRAIN (transform + ridge CV)",
-             "MiniRocket pipeline train UWave TRAIN (transform + ridge LOO)", p["train"])]
+             "MiniRocket pipeline train UWave TRAIN (transform + ridge LOO)", p["train"]),
+            # The default of `--classifier minirocket` pools four ways per bias (MultiRocket's) on the
+            # channels laid end to end (three times the frames here): more work per feature than
+            # aeon's MiniRocket, listed against it for the cost of that choice.
+            ("  default (multiPooling, concatenate) transform",
+             "MiniRocket transform UWave TRAIN 120x3x315 multiPooling concatenate", p["transform"]),
+            ("  default classifier fit",
+             "MiniRocket pipeline train UWave TRAIN multiPooling concatenate (transform + ridge LOO)", p["train"]),
+            ("  multiPooling transform", "MiniRocket transform UWave TRAIN 120x3x315 multiPooling", p["transform"]),
+            ("  multiPooling classifier fit",
+             "MiniRocket pipeline train UWave TRAIN multiPooling (transform + ridge LOO)", p["train"]),
+            # Like for like with the channels laid end to end: aeon's MiniRocket on the univariate
+            # series of 945 frames that `concatenate` transforms (the default's layout, PPV only; the
+            # default's classifier fit pools four ways, aeon's one).
+            ("  concatenate fit vs aeon end to end",
+             "MiniRocket fit UWave TRAIN 120x3x315 concatenate", p["end-to-end fit"]),
+            ("  concatenate transform vs aeon end to end",
+             "MiniRocket transform UWave TRAIN 120x3x315 concatenate", p["end-to-end transform"]),
+            ("  default classifier fit vs aeon end to end",
+             "MiniRocket pipeline train UWave TRAIN multiPooling concatenate (transform + ridge LOO)",
+             p["end-to-end train"]),
+            # Like for like: aeon's MultiRocket at the same 10,000 features and layout.
+            ("  multiPooling + difference vs aeon MultiRocket",
+             "MiniRocket transform UWave TRAIN 120x3x315 multiPooling difference", p["multirocket transform"])]
     print(f"aeon {aeon.__version__}, one thread")
     print(f"{'workload':52} {'ours':>10} {'aeon':>10} {'aeon/ours':>10}")
     for title, key, peer in rows:
         mine = o.get(key)
         ratio = f"{peer / mine:10.1f}" if mine else "       n/a"
         print(f"{title:52} {f'{mine * 1e3:8.1f}ms' if mine else '       n/a':>10} {peer * 1e3:8.1f}ms {ratio}")
-    # The default of `--classifier minirocket` pools four ways per bias (MultiRocket's) on the
-    # channels laid end to end (three times the frames here): more work per feature than aeon's
-    # MiniRocket, listed against it for the cost of that choice.
-    for title, key, peer in [("  default (multiPooling, concatenate) transform",
-                              "MiniRocket transform UWave TRAIN 120x3x315 multiPooling concatenate", p["transform"]),
-                             ("  default classifier fit",
-                              "MiniRocket pipeline train UWave TRAIN multiPooling concatenate (transform + ridge LOO)", p["train"]),
-                             ("  multiPooling transform", "MiniRocket transform UWave TRAIN 120x3x315 multiPooling", p["transform"]),
-                             ("  multiPooling classifier fit",
-                              "MiniRocket pipeline train UWave TRAIN multiPooling (transform + ridge LOO)", p["train"])]:
-        mine = o.get(key)
-        ratio = f"{peer / mine:10.1f}" if mine else "       n/a"
-        print(f"{title:52} {f'{mine * 1e3:8.1f}ms' if mine else '       n/a':>10} {peer * 1e3:8.1f}ms {ratio}")
-    # Like for like with the channels laid end to end: aeon's MiniRocket on the univariate series
-    # of 945 frames that `concatenate` transforms (the default's layout, PPV only; the default's
-    # classifier fit pools four ways, aeon's one).
-    for title, key, peer in [("  concatenate fit vs aeon end to end",
-                              "MiniRocket fit UWave TRAIN 120x3x315 concatenate", p["end-to-end fit"]),
-                             ("  concatenate transform vs aeon end to end",
-                              "MiniRocket transform UWave TRAIN 120x3x315 concatenate", p["end-to-end transform"]),
-                             ("  default classifier fit vs aeon end to end",
-                              "MiniRocket pipeline train UWave TRAIN multiPooling concatenate (transform + ridge LOO)",
-                              p["end-to-end train"])]:
-        mine = o.get(key)
-        ratio = f"{peer / mine:10.1f}" if mine else "       n/a"
-        print(f"{title:52} {f'{mine * 1e3:8.1f}ms' if mine else '       n/a':>10} {peer * 1e3:8.1f}ms {ratio}")
-    # Like for like: aeon's MultiRocket at the same 10,000 features and layout.
-    mine = o.get("MiniRocket transform UWave TRAIN 120x3x315 multiPooling difference")
-    peer = p["multirocket transform"]
-    ratio = f"{peer / mine:10.1f}" if mine else "       n/a"
-    print(f"{'  multiPooling + difference vs aeon MultiRocket':52} "
-          f"{f'{mine * 1e3:8.1f}ms' if mine else '       n/a':>10} {peer * 1e3:8.1f}ms {ratio}")
     for key, v in o.items():
         if key.startswith("MiniRocket live"):
             print(f"{key}: {v * 1e6:.1f} us")

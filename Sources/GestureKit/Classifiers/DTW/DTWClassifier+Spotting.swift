@@ -305,13 +305,11 @@ struct DTWSpotterStage: Spotter {
         for w in waiting where on(w) {
             var m = w.match
             let span = m.start...m.end
+            let covers = { [coverFraction] (s: ClosedRange<Int>) in Float(s.overlapCount(core)) >= coverFraction * Float(core.count) }
             // Mostly inside: a swing's fragment can end a few held frames after the stretch.
-            let fragment = 2 * span.overlapCount(r) >= span.count
-                && Float(span.overlapCount(core)) < coverFraction * Float(core.count)
+            let fragment = 2 * span.overlapCount(r) >= span.count && !covers(span)
             // Another report already covers the stretch: this fragment would name the gesture twice.
-            if fragment, reported.contains(where: { $0 != span && Float($0.overlapCount(core)) >= coverFraction * Float(core.count) }) {
-                continue
-            }
+            if fragment, reported.contains(where: { $0 != span && covers($0) }) { continue }
             if fragment, core.count <= DTWSpotter.maxWarp * longest, let whole = stretch(core.lowerBound, core.upperBound) {
                 let p = classifier.predict(whole)
                 // One performance of the class named, not two gestures back to back.

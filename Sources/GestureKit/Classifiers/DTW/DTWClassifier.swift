@@ -159,8 +159,7 @@ public struct DTWClassifier: SequenceClassifier {
                           labels: keep.map { labels[$0] },
                           rejection: NullRejection(k: nullRejection, classCount: classes.count))
             m.rebuildDerived(band: band)
-            m.rejection.fit(distances: DTWClassifier.filled(perClass))
-            m.rejection.widenFewSpreads(counts: perClass.map(\.count))
+            m.rejection.fitWidening(perClass)
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
             m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
             model = m
@@ -176,8 +175,7 @@ public struct DTWClassifier: SequenceClassifier {
                 }
                 if d.isFinite { perClass[c].append(d) }
             }
-            all.rejection.fit(distances: DTWClassifier.filled(perClass))
-            all.rejection.widenFewSpreads(counts: perClass.map(\.count))
+            all.rejection.fitWidening(perClass)
             all.spotting = calibratedSpotting(all, examples, labels, Array(examples.indices))
             model = all
         }
@@ -455,5 +453,14 @@ extension DTWClassifier.Model {
                 }
             }
         }
+    }
+}
+
+extension NullRejection {
+    /// Fits each class on its distances (an empty class on every class's) and widens the spread of
+    /// those fitted on few (``widenFewSpreads(counts:)``): DTW's whole-example and spotting statistics.
+    mutating func fitWidening(_ perClass: [[Float]]) {
+        fit(distances: DTWClassifier.filled(perClass))
+        widenFewSpreads(counts: perClass.map(\.count))
     }
 }

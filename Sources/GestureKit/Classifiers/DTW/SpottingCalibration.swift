@@ -118,8 +118,7 @@ public struct SpottingCalibration: Sendable, Hashable {
             }
         }
         var rejection = NullRejection(k: nil, classCount: classCount)
-        rejection.fit(distances: DTWClassifier.filled(trueCosts))
-        rejection.widenFewSpreads(counts: trueCosts.map(\.count))
+        rejection.fitWidening(trueCosts)
         return SpottingCalibration(means: rejection.means, stds: rejection.stds, falseCosts: PackedFloats(falseCost),
                                    impostorCosts: PackedFloats(impostor))
     }
