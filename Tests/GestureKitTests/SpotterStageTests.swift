@@ -395,4 +395,31 @@ extension SpotterSecondChanceTests {
         let frameToFrame = try right(lag: 1), overLag = try right(lag: nil)
         #expect(overLag > frameToFrame, "reported once rightly: \(overLag) over the lag, \(frameToFrame) frame to frame, of \(spans.count)")
     }
+
+    /// Rise, hold still for `hold` frames, fall (height `h`), with 5 still frames at each end.
+    static func paused(_ h: Float, hold: Int = 40) -> [Float] {
+        let still = [Float](repeating: 0, count: 5)
+        return still + (1...10).map { h * Float($0) / 10 } + [Float](repeating: h, count: hold)
+            + (0..<10).reversed().map { h * Float($0) / 10 } + still
+    }
+
+    /// A gesture that holds still in its middle (GunPoint's arm held up to point) is one stretch of
+    /// movement: the segmenter waits out the templates' own pauses before it closes a stretch, not
+    /// only a quarter of a typical performance (17 frames here, against a hold of 40).
+    @Test func aPauseInsideTheGestureDoesNotCloseItsStretch() throws {
+        var dtw = DTWClassifier(variant: .dependent)
+        let wave = (0..<60).map { Float(3 * sin(Double($0) / 6)) }
+        let series = [Self.paused(4), Self.paused(4.2), Self.paused(3.8), wave, wave.map { $0 * 1.1 }, wave.map { $0 * 0.9 }]
+            .map { TimeSeries(channels: [$0]) }
+        try dtw.train(series, labels: [0, 0, 0, 1, 1, 1], classes: ["point", "wave"])
+        let stage = DTWSpotterStage(inner: try DTWSpotter(classifier: dtw), classifier: dtw)
+        var segmenter = try #require(stage.motion)
+        #expect(stage.pauses[0] >= 35 && segmenter.hang >= stage.pauses[0], "pauses \(stage.pauses), hang \(segmenter.hang)")
+        var stretches: [ClosedRange<Int>] = []
+        for x in [Float](repeating: 0, count: 100) + Self.paused(4.1) + [Float](repeating: 0, count: 200) {
+            if let r = [x].withUnsafeBufferPointer({ segmenter.push($0) }) { stretches.append(r) }
+        }
+        #expect(stretches.count == 1 && stretches[0].contains(105) && stretches[0].contains(164), "\(stretches)")
+    }
+
 }

@@ -142,6 +142,12 @@ struct DTWSpotterStage: Spotter {
         pauses = Self.perClass(model, Self.templatePauses(model, floor: motion?.floor ?? 0, lag: lag)) { own in
             own.isEmpty ? 0 : own.sorted()[Int(Double(own.count - 1) * 0.9)]
         }
+        // A stretch must not close inside a pause the gestures themselves make: GunPoint's arm held
+        // up to point (39-70 frames, hang 37) cut each performance in two, too short to be labelled.
+        if let m = motion, let pause = pauses.max(), pause > m.hang {
+            motion = Self.segmenter(motions: motions, channels: model.channels, typical: inner.typicalLengths, lag: lag,
+                                    hangAtLeast: pause)
+        }
     }
 
     /// `measure` of each template (its channel-major values and frame count); `empty` for a
@@ -215,8 +221,11 @@ struct DTWSpotterStage: Spotter {
     /// The segmenter for templates of mean movement `motions` (measured over `lag` frames): moving
     /// above `floorFraction` of their low movement (their 10th percentile), averaged over
     /// ``smoothing(typical:)`` frames, a stretch ending after `hangFraction` of the median typical
-    /// performance without it.
-    static func segmenter(motions unsorted: [Float], channels: Int, typical: [Int], lag: Int) -> MotionSegmenter? {
+    /// performance without it, or after `hangAtLeast` frames when that is longer (the longest of
+    /// ``pauses``: the spotting-replay tuning family and the cut sets gave the same counts with it,
+    /// GunPoint seeds 0-4 40 -> 46 of 90).
+    static func segmenter(motions unsorted: [Float], channels: Int, typical: [Int], lag: Int,
+                          hangAtLeast: Int = 0) -> MotionSegmenter? {
         let motions = unsorted.sorted()
         let lengths = typical.filter { $0 > 0 }.sorted()
         guard !motions.isEmpty, !lengths.isEmpty else { return nil }
@@ -224,7 +233,7 @@ struct DTWSpotterStage: Spotter {
         guard low > 0 else { return nil }
         let smoothing = Self.smoothing(typical: typical)
         return MotionSegmenter(channels: channels, floor: floorFraction * low, smoothing: smoothing,
-                               hang: max(smoothing, Int(Double(lengths[lengths.count / 2]) * hangFraction)), lag: lag,
+                               hang: max(smoothing, hangAtLeast, Int(Double(lengths[lengths.count / 2]) * hangFraction)), lag: lag,
                                noiseFactor: noiseFactor, noiseWindow: noiseWindow * lengths[lengths.count - 1], noiseCap: low)
     }
 
