@@ -159,7 +159,7 @@ struct SpecOptions: ParsableArguments {
     /// - Parameter seedIsForFolds: cross-validation takes `--seed` for its folds, and passes it on
     ///   only to a classifier that has a seed.
     func build(seedIsForFolds: Bool = false) throws -> PipelineSpec {
-        if classifier?.isAuto == true { throw ValidationError("--classifier auto chooses while training: use it with gesture train") }
+        if classifier?.isAuto == true { throw ValidationError("--classifier auto chooses while training: use it with gesture train, or cross-validate the choice with gesture evaluate DATA --classifier auto --folds K") }
         var settings = self.settings
         let base = try spec.map { try PipelineSpec.load($0).classifier } ?? DefaultSpecs.pipeline(named: classifier?.name ?? "dtw").spec.classifier
         if seedIsForFolds, !base.settings.contains(.seed) { settings = settings.removing(.seed) }

@@ -13,7 +13,8 @@ struct Evaluate: ParsableCommand {
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
             as live, and reports frame accuracy, event precision / recall / F1, false activations per
-            minute of null time and the median detection latency.
+            minute of null time and the median detection latency. --classifier auto with --folds is nested
+            cross-validation: each outer fold chooses among the default pipelines on its training part only.
             """)
 
     @Argument(help: "A trained pipeline and labelled data, or only data with --folds.")
@@ -81,7 +82,9 @@ struct Evaluate: ParsableCommand {
             if stream { return try streamEvaluation() }
             if spottingReplay { return try spottingReplayEvaluation() }
             let report: ClassificationReport
-            if let folds {
+            if let folds, specOptions.classifier?.isAuto == true {
+                report = try nestedSelection(folds: folds)
+            } else if let folds {
                 let spec = try specOptions.build(seedIsForFolds: true)
                 let data = try dataOptions.load(inputs[0], window: spec.window, unlabelled: spec.unlabelled)
                 report = try Evaluation.crossValidate(spec, on: data, folds: folds, groupBy: groupBy,
@@ -136,6 +139,23 @@ extension Evaluate {
 }
 
 extension GroupBy: ExpressibleByArgument {}
+
+extension Evaluate {
+    /// `--classifier auto --folds K`: nested cross-validation. Each outer fold chooses among the
+    /// default pipelines on its training part only (printing what it chose on stderr), so the pooled
+    /// accuracy is that of `gesture train --classifier auto`, not of the best candidate.
+    func nestedSelection(folds: Int) throws -> ClassificationReport {
+        let overrides = try specOptions.autoOverrides()
+        let data = try dataOptions.load(inputs[0], window: overrides.window)
+        printStderr("nested cross-validation: \(folds) outer folds, each choosing by 5-fold cross-validation on its training part")
+        let nested = try ModelSelection.crossValidate(on: data, folds: folds, groupBy: groupBy, seed: specOptions.seed ?? 0,
+                                                      overrides: overrides) { f, choice in
+            let table = choice.table.map { String(format: "%@ %.4f", $0.name, $0.accuracy) }.joined(separator: ", ")
+            printStderr("  fold \(f + 1): chose \(choice.winner) (\(table))")
+        }
+        return nested.report
+    }
+}
 
 extension Evaluate {
     func spottingReplayEvaluation() throws {

@@ -89,8 +89,14 @@ import GestureKit
         #expect(info.stdout.contains("\"\(kind)\""), "\(chose): \(info.stdout.prefix(300))")
         let misplaced = try CLI.run(["train", Self.train, "--classifier", "auto", "--epochs", "3", "-o", p + ".x"])
         #expect(misplaced.status == 64 && misplaced.stderr.contains("--epochs does not apply to --classifier auto"))
-        let folds = try CLI.run(["evaluate", Self.train, "--classifier", "auto", "--folds", "5"])
-        #expect(folds.status == 64 && folds.stderr.hasPrefix("error: --classifier auto"), "\(folds.stderr)")
+        // With --folds the choice is cross-validated itself: each outer fold chooses on its own part.
+        let folds = try CLI.run(["evaluate", Self.train, "--classifier", "auto", "--folds", "4", "--json"])
+        #expect(folds.status == 0, "\(folds.stderr)")
+        for f in 1...4 { #expect(folds.stderr.contains("  fold \(f): chose "), "\(folds.stderr)") }
+        #expect(!folds.stderr.contains("  fold 5"))
+        #expect(folds.stdout.hasPrefix("{\"accuracy\":"), "\(folds.stdout.prefix(80))")
+        let replay = try CLI.run(["evaluate", Self.train, "--classifier", "auto", "--spotting-replay"])
+        #expect(replay.status == 64 && replay.stderr.hasPrefix("error: --classifier auto"), "\(replay.stderr)")
     }
 }
 

@@ -17,6 +17,28 @@ import Testing
         #expect(choice.table.first { $0.accuracy == best }?.name == choice.winner, "ties go to the earlier candidate")
     }
 
+    /// Nested cross-validation: each outer fold's choice is the selection on its training part
+    /// alone, and the pooled report is the chosen pipelines' predictions of the held-out folds,
+    /// as an explicit loop over the same folds makes them.
+    @Test func nestedCrossValidationChoosesOnEachTrainingPartOnly() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let nested = try ModelSelection.crossValidate(on: data, folds: 4, seed: 3, innerFolds: 3)
+        var winners: [String] = []
+        var right = 0
+        for split in try data.folds(4, seed: 3) {
+            let train = data.subset(split.train)
+            let choice = try ModelSelection.select(on: train, folds: 3, seed: 3)
+            winners.append(choice.winner)
+            let pipeline = try Pipeline.train(choice.spec, on: train)
+            for i in split.test where pipeline.label(of: try pipeline.predict(data.examples[i].series)) == data.examples[i].label {
+                right += 1
+            }
+        }
+        #expect(nested.winners == winners)
+        #expect(nested.report.accuracy == Double(right) / Double(data.examples.count), "\(nested.report.accuracy) against \(right)")
+        #expect(nested.report.confusion.matrix.reduce(0) { $0 + $1.reduce(0, +) } == data.examples.count)
+    }
+
     @Test func unknownCandidateIsAnError() throws {
         let data = try Dataset.load(TestData.basicMotionsTrain)
         #expect(throws: GestureKitError.self) { try ModelSelection.select(on: data, candidates: ["svm"]) }

@@ -85,3 +85,45 @@ public enum ModelSelection {
         return Choice(winner: table[best].name, spec: specs[best], table: table, groupedBy: group)
     }
 }
+
+extension ModelSelection {
+    /// What nested cross-validation of the selection found.
+    public struct NestedReport: Sendable {
+        /// Every held-out prediction of the outer folds, pooled.
+        public var report: ClassificationReport
+        /// The candidate each outer fold's selection chose, in fold order.
+        public var winners: [String]
+    }
+
+    /// Nested cross-validation of ``select(on:candidates:folds:seed:overrides:progress:)``: in each of
+    /// `folds` outer folds the selection runs on the training part alone (its own inner folds), the
+    /// winner is trained on that part and predicts the held-out fold, as `gesture train --classifier
+    /// auto` would. The held-out fold takes no part in the choice, so the pooled accuracy is the
+    /// selection's, not the best candidate's on data it was chosen on.
+    /// - Parameters:
+    ///   - groupBy: keeps whole sessions or users on one side of each outer split; the inner folds
+    ///     group as ``grouping(of:folds:)`` says.
+    ///   - candidates: `nil` for ``candidates(for:)`` of each training part.
+    /// - Complexity: `folds` selections (each `innerFolds` trainings per candidate) plus `folds` trainings.
+    public static func crossValidate(on data: Dataset, folds k: Int, groupBy: GroupBy? = nil, seed: UInt64 = 0,
+                                     candidates: [String]? = nil, innerFolds: Int = 5,
+                                     overrides: PipelineSpec.Overrides = .init(),
+                                     progress: (@Sendable (Int, Choice) -> Void)? = nil) throws -> NestedReport {
+        let splits = try data.folds(k, groupBy: groupBy, seed: seed)
+        var predicted = [String?](repeating: nil, count: data.examples.count)
+        var winners: [String] = []
+        for (f, split) in splits.enumerated() {
+            let train = data.subset(split.train)
+            let choice = try select(on: train, candidates: candidates, folds: innerFolds, seed: seed, overrides: overrides)
+            progress?(f, choice)
+            winners.append(choice.winner)
+            let pipeline = try Pipeline.train(choice.spec, on: train)
+            for i in split.test { predicted[i] = pipeline.label(of: try pipeline.predict(data.examples[i].series)) }
+        }
+        let rest = overrides.rest
+        let truths = data.examples.map { e in e.label == rest ? nil : e.label }
+        return NestedReport(report: ClassificationReport(classes: Evaluation.reportClasses(data.classes, rest: rest),
+                                                         truths: truths, predictions: predicted),
+                            winners: winners)
+    }
+}
