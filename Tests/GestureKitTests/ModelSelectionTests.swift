@@ -14,7 +14,7 @@ import Testing
         }
         let best = choice.table.map(\.accuracy).max()!
         #expect(choice.table.first { $0.name == choice.winner }?.accuracy == best)
-        #expect(choice.table.first { $0.accuracy == best }?.name == choice.winner, "ties go to the earlier candidate")
+        #expect(choice.table.last { $0.accuracy == best }?.name == choice.winner, "ties go to the later candidate")
     }
 
     /// Nested cross-validation: each outer fold's choice is the selection on its training part
