@@ -147,7 +147,7 @@ extension Evaluate {
     func nestedSelection(folds: Int) throws -> ClassificationReport {
         let overrides = try specOptions.autoOverrides()
         let data = try dataOptions.load(inputs[0], window: overrides.window)
-        printStderr("nested cross-validation: \(folds) outer folds, each choosing by 5-fold cross-validation on its training part")
+        printStderr("nested cross-validation: \(folds) outer folds, each choosing by \(ModelSelection.defaultFolds)-fold cross-validation on its training part")
         let nested = try ModelSelection.crossValidate(on: data, folds: folds, groupBy: groupBy, seed: specOptions.seed ?? 0,
                                                       overrides: overrides) { f, choice in
             let table = choice.table.map { String(format: "%@ %.4f", $0.name, $0.accuracy) }.joined(separator: ", ")

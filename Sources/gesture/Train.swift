@@ -66,7 +66,7 @@ struct Train: ParsableCommand {
     /// `--classifier auto`: cross-validates every candidate on the training data, prints the table
     /// it chose from on stderr, and returns the winner's spec.
     private func chooseAutomatically(_ dataset: Dataset, _ overrides: PipelineSpec.Overrides) throws -> PipelineSpec {
-        let folds = 5
+        let folds = ModelSelection.defaultFolds
         if let g = ModelSelection.grouping(of: dataset, folds: folds) {
             printStderr("choosing a classifier by \(folds)-fold cross-validation grouped by \(g)")
         } else {

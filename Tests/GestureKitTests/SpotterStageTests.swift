@@ -421,5 +421,4 @@ extension SpotterSecondChanceTests {
         }
         #expect(stretches.count == 1 && stretches[0].contains(105) && stretches[0].contains(164), "\(stretches)")
     }
-
 }

@@ -17,6 +17,9 @@ import Foundation
 /// ```
 /// - Complexity: the sum over candidates of their k-fold cross-validation.
 public enum ModelSelection {
+    /// Folds of each candidate's cross-validation unless told otherwise.
+    public static let defaultFolds = 5
+
     /// Default candidates, cheapest first.
     public static let defaultCandidates = ["knn", "dtw", "minirocket"]
 
@@ -69,7 +72,7 @@ public enum ModelSelection {
     ///   - seed: shuffles the folds.
     ///   - overrides: applied to every candidate (a window, the rest class).
     ///   - progress: receives each candidate's row as it is done.
-    public static func select(on data: Dataset, candidates: [String]? = nil, folds: Int = 5,
+    public static func select(on data: Dataset, candidates: [String]? = nil, folds: Int = defaultFolds,
                               seed: UInt64 = 0, overrides: PipelineSpec.Overrides = .init(),
                               progress: (@Sendable (Row) -> Void)? = nil) throws -> Choice {
         let candidates = candidates ?? Self.candidates(for: data)
@@ -109,7 +112,7 @@ extension ModelSelection {
     ///   - candidates: `nil` for ``candidates(for:)`` of each training part.
     /// - Complexity: `folds` selections (each `innerFolds` trainings per candidate) plus `folds` trainings.
     public static func crossValidate(on data: Dataset, folds k: Int, groupBy: GroupBy? = nil, seed: UInt64 = 0,
-                                     candidates: [String]? = nil, innerFolds: Int = 5,
+                                     candidates: [String]? = nil, innerFolds: Int = defaultFolds,
                                      overrides: PipelineSpec.Overrides = .init(),
                                      progress: (@Sendable (Int, Choice) -> Void)? = nil) throws -> NestedReport {
         let splits = try data.folds(k, groupBy: groupBy, seed: seed)
