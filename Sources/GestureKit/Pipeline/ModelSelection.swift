@@ -107,9 +107,15 @@ extension ModelSelection {
     /// auto` would. The held-out fold takes no part in the choice, so the pooled accuracy is the
     /// selection's, not the best candidate's on data it was chosen on.
     /// - Parameters:
+    ///   - data: the examples to split (labelled).
+    ///   - k: outer folds.
     ///   - groupBy: keeps whole sessions or users on one side of each outer split; the inner folds
     ///     group as ``grouping(of:folds:)`` says.
+    ///   - seed: shuffles the outer folds and each selection's inner folds.
     ///   - candidates: `nil` for ``candidates(for:)`` of each training part.
+    ///   - innerFolds: folds of each selection's cross-validation.
+    ///   - overrides: applied to every candidate (a window, the rest class).
+    ///   - progress: receives each outer fold's index and its choice, in fold order.
     /// - Complexity: `folds` selections (each `innerFolds` trainings per candidate) plus `folds` trainings.
     public static func crossValidate(on data: Dataset, folds k: Int, groupBy: GroupBy? = nil, seed: UInt64 = 0,
                                      candidates: [String]? = nil, innerFolds: Int = defaultFolds,
