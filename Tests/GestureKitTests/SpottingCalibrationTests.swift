@@ -227,6 +227,31 @@ enum SyntheticGestures {
         #expect(r.perfectPartitions == 5, "\(r.text)")
     }
 
+    /// The per-class table adds up to the totals, and a gesture streamed under another class's name
+    /// is counted as a wrong label of that class, with the label it was given. A Running example
+    /// called "Standing" is spotted as Running (BasicMotions, bundled).
+    @Test func replayCountsEachClassAndWhatItsWrongOnesWereNamed() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let running = data.examples.indices.filter { data.examples[$0].label == "Running" }
+        let walking = data.examples.indices.filter { data.examples[$0].label == "Walking" }
+        let held = [running[0], walking[0], running[1]]
+        let pipeline = try Pipeline.train(try DefaultSpecs.build(classifier: "dtw", specFile: nil),
+                                          on: data.subset(data.examples.indices.filter { !held.contains($0) }))
+        var gestures = held.map { data.examples[$0] }
+        gestures[2].label = "Standing"
+        let p = try Evaluation.replay(pipeline, gestures, gap: 200, still: .last, seed: 0)
+        #expect(p.perClass["Standing"] == SpottingReplayReport.ClassTally(gestures: 1, wrongLabel: 1, namedAs: ["Running": 1]), "\(p)")
+        #expect(p.perClass["Running"]?.gestures == 1 && p.perClass["Walking"]?.gestures == 1)
+        let tallies = Array(p.perClass.values)
+        func sum(_ k: KeyPath<SpottingReplayReport.ClassTally, Int>) -> Int { tallies.reduce(0) { $0 + $1[keyPath: k] } }
+        let sums: [Int] = [sum(\.gestures), sum(\.correct), sum(\.missed), sum(\.wrongLabel), sum(\.repeated)]
+        let totals: [Int] = [p.gestures, p.correct, p.missed, p.wrongLabel, p.repeated]
+        #expect(sums == totals)
+        let report = SpottingReplayReport(partitions: [p, p], holdout: 1, gap: 200)
+        #expect(report.perClass["Standing"]?.namedAs == ["Running": 2])
+        #expect(report.text.contains("per class:") && report.text.contains("Running 2"), "\(report.text)")
+    }
+
     /// Five recordings per letter, three held out: the pipeline trains on two per class, whose two
     /// leave-one-out costs nearly agree, so mean + K x std alone accepted only letters closer than
     /// the two lie to each other (seeds 0-2, all still kinds: 75 of 81 before the spread of so few

@@ -29,8 +29,37 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         /// Detections that overlap no gesture (reported during stillness).
         public var falseDetections = 0
 
+        /// The same counts per class of the gestures streamed (false detections belong to no
+        /// gesture), and what the wrongly labelled ones were first named.
+        public var perClass: [String: ClassTally] = [:]
+
         /// Every gesture reported once with its label, nothing else.
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
+    }
+
+    /// One class's gestures in a replay.
+    public struct ClassTally: Sendable, Codable, Hashable {
+        /// Gestures of the class streamed.
+        public var gestures = 0
+        /// Reported exactly once, with the right label.
+        public var correct = 0
+        /// No detection overlaps the gesture.
+        public var missed = 0
+        /// The gesture's first detection names another class.
+        public var wrongLabel = 0
+        /// Detections beyond the first on one gesture.
+        public var repeated = 0
+        /// The labels the wrongly labelled gestures were first given, and how often.
+        public var namedAs: [String: Int] = [:]
+
+        mutating func add(_ o: ClassTally) {
+            gestures += o.gestures
+            correct += o.correct
+            missed += o.missed
+            wrongLabel += o.wrongLabel
+            repeated += o.repeated
+            namedAs.merge(o.namedAs, uniquingKeysWith: +)
+        }
     }
 
     /// Each replay, in seed order.
@@ -57,6 +86,12 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     public var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
     /// Detections during stillness, over all partitions.
     public var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
+    /// Each class's counts over all partitions: which gestures a set's failures come from.
+    public var perClass: [String: ClassTally] {
+        var all: [String: ClassTally] = [:]
+        for p in partitions { for (label, t) in p.perClass { all[label, default: ClassTally()].add(t) } }
+        return all
+    }
 
     /// One line per partition and a total, for the CLI.
     public var text: String {
@@ -72,6 +107,19 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         s += "total: \(correct) of \(gestures) reported once with the right label; \(missed) missed, "
             + "\(wrongLabel) wrong label, \(repeated) repeated, \(falseDetections) false detections; "
             + "\(perfectPartitions) of \(partitions.count) partitions perfect\n"
+        let classes = perClass
+        guard classes.values.contains(where: { $0.correct < $0.gestures || $0.repeated > 0 }) else { return s }
+        let width = max(5, classes.keys.map(\.count).max() ?? 0) + 2
+        s += "per class:\n" + "class".padding(toLength: width, withPad: " ", startingAt: 0)
+            + "gestures  correct  missed   wrong    repeated  wrong ones named\n"
+        for label in classes.keys.sorted() {
+            let t = classes[label]!
+            s += label.padding(toLength: width, withPad: " ", startingAt: 0)
+                + [t.gestures, t.correct, t.missed, t.wrongLabel, t.repeated]
+                    .map { "\($0)".padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
+                + " " + t.namedAs.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + "\n"
+        }
         return s
     }
 }
@@ -195,9 +243,23 @@ extension Evaluation {
             charged[best].append(d)
         }
         for (i, ds) in charged.enumerated() {
-            guard let first = ds.first else { result.missed += 1; continue }
+            let label = spans[i].label
+            result.perClass[label, default: SpottingReplayReport.ClassTally()].gestures += 1
+            guard let first = ds.first else {
+                result.missed += 1
+                result.perClass[label]!.missed += 1
+                continue
+            }
             result.repeated += ds.count - 1
-            if first.label != spans[i].label { result.wrongLabel += 1 } else if ds.count == 1 { result.correct += 1 }
+            result.perClass[label]!.repeated += ds.count - 1
+            if first.label != label {
+                result.wrongLabel += 1
+                result.perClass[label]!.wrongLabel += 1
+                result.perClass[label]!.namedAs[first.label ?? "null", default: 0] += 1
+            } else if ds.count == 1 {
+                result.correct += 1
+                result.perClass[label]!.correct += 1
+            }
         }
         return result
     }
