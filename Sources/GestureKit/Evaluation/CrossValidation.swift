@@ -57,8 +57,14 @@ public enum Evaluation {
             case nil: throw GestureKitError("a fold produced no result")
             }
         }
-        let truths = data.examples.map { e in e.label == spec.rest ? nil : e.label }
-        return ClassificationReport(classes: reportClasses(data.classes, rest: spec.rest), truths: truths, predictions: predicted)
+        return pooledReport(data, rest: spec.rest, predicted: predicted)
+    }
+
+    /// The report of held-out predictions pooled over folds, one per example of `data` (the rest
+    /// class counted as null truth).
+    static func pooledReport(_ data: Dataset, rest: String?, predicted: [String?]) -> ClassificationReport {
+        let truths = data.examples.map { e in e.label == rest ? nil : e.label }
+        return ClassificationReport(classes: reportClasses(data.classes, rest: rest), truths: truths, predictions: predicted)
     }
 
     static func reportClasses(_ classes: [String], rest: String?) -> [String] {

@@ -35,6 +35,16 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
 
         /// Every gesture reported once with its label, nothing else.
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
+
+        /// Counts `t` (one gesture's outcome, or several) into the totals and into class `label`.
+        mutating func add(_ t: ClassTally, of label: String) {
+            gestures += t.gestures
+            correct += t.correct
+            missed += t.missed
+            wrongLabel += t.wrongLabel
+            repeated += t.repeated
+            perClass[label, default: ClassTally()].add(t)
+        }
     }
 
     /// One class's gestures in a replay.
@@ -232,7 +242,7 @@ extension Evaluation {
             }
         }
         detections += live.flush()
-        var result = SpottingReplayReport.Partition(seed: seed, still: still, gestures: gestures.count)
+        var result = SpottingReplayReport.Partition(seed: seed, still: still)
         var charged = [[Detection]](repeating: [], count: spans.count)
         for d in detections {
             let overlaps = spans.map { $0.range.overlapCount(d.start, d.end) }
@@ -243,23 +253,19 @@ extension Evaluation {
             charged[best].append(d)
         }
         for (i, ds) in charged.enumerated() {
-            let label = spans[i].label
-            result.perClass[label, default: SpottingReplayReport.ClassTally()].gestures += 1
-            guard let first = ds.first else {
-                result.missed += 1
-                result.perClass[label]!.missed += 1
-                continue
+            var t = SpottingReplayReport.ClassTally(gestures: 1)
+            if let first = ds.first {
+                t.repeated = ds.count - 1
+                if first.label != spans[i].label {
+                    t.wrongLabel = 1
+                    t.namedAs[first.label ?? "null"] = 1
+                } else if ds.count == 1 {
+                    t.correct = 1
+                }
+            } else {
+                t.missed = 1
             }
-            result.repeated += ds.count - 1
-            result.perClass[label]!.repeated += ds.count - 1
-            if first.label != label {
-                result.wrongLabel += 1
-                result.perClass[label]!.wrongLabel += 1
-                result.perClass[label]!.namedAs[first.label ?? "null", default: 0] += 1
-            } else if ds.count == 1 {
-                result.correct += 1
-                result.perClass[label]!.correct += 1
-            }
+            result.add(t, of: spans[i].label)
         }
         return result
     }

@@ -132,10 +132,6 @@ extension ModelSelection {
             let pipeline = try Pipeline.train(choice.spec, on: train)
             for i in split.test { predicted[i] = pipeline.label(of: try pipeline.predict(data.examples[i].series)) }
         }
-        let rest = overrides.rest
-        let truths = data.examples.map { e in e.label == rest ? nil : e.label }
-        return NestedReport(report: ClassificationReport(classes: Evaluation.reportClasses(data.classes, rest: rest),
-                                                         truths: truths, predictions: predicted),
-                            winners: winners)
+        return NestedReport(report: Evaluation.pooledReport(data, rest: overrides.rest, predicted: predicted), winners: winners)
     }
 }
