@@ -422,3 +422,30 @@ extension SpotterSecondChanceTests {
         #expect(stretches.count == 1 && stretches[0].contains(105) && stretches[0].contains(164), "\(stretches)")
     }
 }
+
+extension SpotterSecondChanceTests {
+    /// A gesture starts with a jump from the level held before it (the replays hold the last frame
+    /// of the gesture before): the segmenter's stretch then begins with a smoothing's worth of that
+    /// held level, and labelled with it, BasicMotions' held-out activities lay beyond the second
+    /// chance's gate (one per shuffled stream). Labelled by the frames that moved, each of them is
+    /// reported once with the right label, and nothing is reported in the held frames.
+    @Test(.enabled(if: TestData.hasShared)) func aLoneStretchIsLabelledByTheFramesThatMoved() throws {
+        for seed: UInt64 in [1, 2, 3] {
+            let (dtw, frames, spans) = try Self.heldOutStream("basicmotions/BasicMotions_TRAIN.ts", shuffle: seed)
+            func replay(labelMovedFrames: Bool) throws -> (right: Int, still: Int) {
+                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                stage.labelMovedFrames = labelMovedFrames
+                let reports = Self.reports(&stage, frames) + stage.flush()
+                let right = spans.filter { g in
+                    let mine = reports.filter { ($0.start...$0.end).overlaps(g.range) }
+                    return mine.count == 1 && mine[0].prediction.classIndex == g.label
+                }.count
+                let still = reports.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count
+                return (right, still)
+            }
+            let padded = try replay(labelMovedFrames: false), moved = try replay(labelMovedFrames: true)
+            #expect(moved.right > padded.right, "seed \(seed): \(moved.right) right by the moved frames, \(padded.right) with the held ones")
+            #expect(moved.right == spans.count && moved.still == 0, "seed \(seed): \(moved.right) of \(spans.count), \(moved.still) in the held frames")
+        }
+    }
+}

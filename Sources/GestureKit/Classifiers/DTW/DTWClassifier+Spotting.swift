@@ -23,8 +23,8 @@ extension DTWClassifier: SpottingClassifier {
 /// those thresholds tight: RacketSports' swings, UWave): a ``MotionSegmenter`` finds each stretch
 /// of movement between still stretches, and one that no report overlaps by ``patience`` longest
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
-/// and reported if it lies within ``accept`` of its class (whole-example null rejection at the same
-/// K as the spotting thresholds). Gestures performed back to back form one long stretch: there the
+/// (or, refused, its frames that moved) and reported if it lies within ``accept`` of its class
+/// (whole-example null rejection at the same K as the spotting thresholds). Gestures performed back to back form one long stretch: there the
 /// runs of moving frames no report covers get the same second chance (``fillGaps(_:)``). A match
 /// that barely moved (see ``stillFraction``), or that pauses far longer than its class's
 /// performances do (``pauseFactor``: the end of one gesture, the stillness after it and the start
@@ -112,6 +112,15 @@ struct DTWSpotterStage: Spotter {
     /// and 2140 / 2122 (1 % noise: 2144 either way); 1: 1809. Shorter runs are the rest of a
     /// gesture whose match covered most of it.
     var fillFraction: Float = 0.75
+    /// Whether a lone moving stretch the gate refused is labelled again by its first through last
+    /// frame that moved (``moved(_:)``), without the still frames the smoothed movement takes in at
+    /// each end. Those are the level held before the gesture: after a jump to the gesture's own
+    /// starting level they cost more than the whole-example gate allows (GunPoint's right labels
+    /// lay at twice it). Only as a fallback: labelled by its moved frames alone, the start of short
+    /// swings was cut off (cut-set tuning: Epilepsy 505 -> 487, RacketSports 472 -> 460 of 720).
+    /// Chosen on the spotting-replay tuning sets (see the README's spotting table): the full-set
+    /// family, the cut sets 4066 -> 4077 of 5040, GunPoint seeds 0-4 46 -> 54 of 90.
+    var labelMovedFrames = true
     /// Spotter reports waiting for the moving stretch around them to close, until `deadline`.
     var waiting: [(match: SpotMatch, deadline: Int)] = []
     /// Reports ready, returned one a frame.
@@ -380,11 +389,14 @@ struct DTWSpotterStage: Spotter {
     }
 
     /// Moving stretch `r` has closed: when no report overlaps it and it lasts a plausible time, it
-    /// waits (``patience``) labelled, if it lies within ``accept`` of its class; when reports
-    /// overlap it, the runs they leave uncovered do (``fillGaps(_:)``).
+    /// waits (``patience``) labelled, if it lies within ``accept`` of its class (else its moved
+    /// frames may, see ``labelMovedFrames``); when reports overlap it, the runs they leave uncovered
+    /// do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
         if reported.contains(where: { $0.overlaps(r) }) { return fillGaps(r) }
+        let before = pending.count
         if plausible(r) { offer(r) }
+        if labelMovedFrames, pending.count == before, let core = moved(r), core != r, plausible(core) { offer(core) }
     }
 
     /// Gestures back to back form one moving stretch; each run of its moving frames that no report
