@@ -24,8 +24,9 @@ extension DTWClassifier: SpottingClassifier {
 /// of movement between still stretches, and one that no report overlaps by ``patience`` longest
 /// templates after its end, at a plausible length, is labelled by the classifier as a whole example
 /// (or, refused, its frames that moved) and reported if it lies within ``accept`` of its class
-/// (whole-example null rejection at the same K as the spotting thresholds). Gestures performed back to back form one long stretch: there the
-/// runs of moving frames no report covers get the same second chance (``fillGaps(_:)``). A match
+/// (whole-example null rejection at the same K as the spotting thresholds). Gestures performed
+/// back to back form one long stretch: there the runs of moving frames no report covers get the
+/// same second chance (``fillGaps(_:)``). A match
 /// that barely moved (see ``stillFraction``), or that pauses far longer than its class's
 /// performances do (``pauseFactor``: the end of one gesture, the stillness after it and the start
 /// of the next), is dropped, which leaves its stretches to the second chance.
