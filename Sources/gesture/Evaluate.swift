@@ -10,11 +10,14 @@ struct Evaluate: ParsableCommand {
             gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--seed S] [--json]
             gesture evaluate PIPELINE RECORDING --stream [--events A,B] [--json]
             gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--still-noise F] [--seed S]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay --unlearned [--gap 200] [--still ...] [--still-noise F] [--seed S]
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
             as live, and reports frame accuracy, event precision / recall / F1, false activations per
             minute of null time and the median detection latency. --classifier auto with --folds is nested
             cross-validation: each outer fold chooses among the default pipelines on its training part only.
+            --unlearned leaves each class in turn out of training and streams all its examples: nothing
+            should be reported (how well the pipeline rejects gestures it never learned).
             """)
 
     @Argument(help: "A trained pipeline and labelled data, or only data with --folds.")
@@ -41,11 +44,14 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "Spotting replay: hold out --holdout examples per class, train on the rest, stream the held-out ones shuffled with --gap still frames between them, count what is reported.")
     var spottingReplay = false
 
-    @Option(help: "With --spotting-replay: examples held out per class.")
-    var holdout = 3
+    @Option(help: "With --spotting-replay: examples held out per class (default 3).")
+    var holdout: Int?
 
-    @Option(help: "With --spotting-replay: seeded partitions (seeds --seed, --seed + 1, ...).")
-    var partitions = 5
+    @Option(help: "With --spotting-replay: seeded partitions (seeds --seed, --seed + 1, ...; default 5).")
+    var partitions: Int?
+
+    @Flag(help: "With --spotting-replay: leave each class in turn out of training and stream all its examples; count those reported (every report is wrong).")
+    var unlearned = false
 
     @Option(help: "With --spotting-replay: still frames before, between and after the gestures.")
     var gap = 200
@@ -64,8 +70,13 @@ struct Evaluate: ParsableCommand {
             guard inputs.count == 1, folds == nil, !stream else { throw ValidationError("--spotting-replay takes only the data (isolated examples), without --folds or --stream") }
             guard still == "all" || StillFrames(rawValue: still) != nil else { throw ValidationError("--still must be last, first, zeros or all") }
             guard stillNoise.isFinite, stillNoise >= 0 else { throw ValidationError("--still-noise must be a non-negative fraction, e.g. 0.01") }
+            if unlearned, holdout != nil || partitions != nil {
+                throw ValidationError("--unlearned streams every example of the class left out: --holdout and --partitions do not apply")
+            }
             return
         }
+        if unlearned { throw ValidationError("--unlearned goes with --spotting-replay") }
+        if holdout != nil || partitions != nil { throw ValidationError("--holdout and --partitions go with --spotting-replay") }
         if stream && (folds != nil || inputs.count != 2) { throw ValidationError("--stream takes a pipeline and a recording, without --folds") }
         if events != nil && !stream { throw ValidationError("--events goes with --stream") }
         if folds != nil {
@@ -163,8 +174,11 @@ extension Evaluate {
         let spec = try specOptions.build(seedIsForFolds: true)
         let data = try dataOptions.load(inputs[0], window: spec.window)
         let modes = still == "all" ? StillFrames.allCases : [StillFrames(rawValue: still)!]
-        let report = try Evaluation.spottingReplay(spec, on: data, holdout: holdout, partitions: partitions, gap: gap,
-                                                   seed: UInt64(specOptions.seed ?? 0), still: modes, noise: stillNoise)
+        let seed = UInt64(specOptions.seed ?? 0)
+        let report = unlearned
+            ? try Evaluation.unlearnedReplay(spec, on: data, gap: gap, seed: seed, still: modes, noise: stillNoise)
+            : try Evaluation.spottingReplay(spec, on: data, holdout: holdout ?? 3, partitions: partitions ?? 5, gap: gap,
+                                            seed: seed, still: modes, noise: stillNoise)
         if json { try printJSON(report) } else { print(report.text, terminator: "") }
     }
 }

@@ -55,5 +55,19 @@ import GestureKit
         #expect((report?["partitions"] as? [Any])?.count == 6)
         let bad = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--holdout", "10"])
         #expect(bad.status != 0 && bad.stderr.contains("holdout"))
+
+        // Each class left out in turn: a loop is no zigzag, so the one learned class rejects it.
+        let u = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--unlearned", "--gap", "100", "--json"])
+        #expect(u.status == 0, "\(u.stderr)")
+        let unlearned = try JSONSerialization.jsonObject(with: Data(u.stdout.utf8)) as? [String: Any]
+        let parts = unlearned?["partitions"] as? [[String: Any]] ?? []
+        #expect(parts.compactMap { $0["unlearned"] as? String } == ["loop", "zigzag"], "\(u.stdout)")
+        #expect(parts.allSatisfy { $0["gestures"] as? Int == 10 && $0["missed"] as? Int == 10 }, "\(u.stdout)")
+        let plain = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--unlearned", "--gap", "100"])
+        #expect(plain.stdout.contains("total: 20 of 20 gestures of unlearned classes rejected"), "\(plain.stdout)")
+        for flags in [["--spotting-replay", "--unlearned", "--holdout", "2"], ["--unlearned"], ["--partitions", "2"]] {
+            let r = try CLI.run(["evaluate", data, "--classifier", "dtw"] + flags)
+            #expect(r.status == 64, "\(flags): \(r.stderr)")
+        }
     }
 }

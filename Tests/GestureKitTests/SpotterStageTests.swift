@@ -449,3 +449,50 @@ extension SpotterSecondChanceTests {
         }
     }
 }
+
+extension SpotterSecondChanceTests {
+    /// `Evaluation.unlearnedReplay` trains without each class in turn and streams that class's
+    /// examples: one partition per class and still kind, every gesture either rejected or reported
+    /// as a learned class. For the first class, with the last frame held, the counts equal a replay
+    /// written out here (the same seeded order, 200 held frames around each gesture, each
+    /// detection charged to the gesture it overlaps most).
+    @Test(.enabled(if: TestData.hasShared)) func theUnlearnedReplayCountsReportsOnTheClassLeftOut() throws {
+        let data = try Dataset.load(TestData.sharedPath("basicmotions/BasicMotions_TRAIN.ts"))
+        let spec = try DefaultSpecs.pipeline(named: "dtw").spec
+        let report = try Evaluation.unlearnedReplay(spec, on: data, gap: 200, seed: 3, still: [.last, .zeros])
+        #expect(report.partitions.map(\.unlearned) == data.classes.flatMap { [$0, $0] })
+        for p in report.partitions {
+            #expect(p.gestures == 10 && p.correct == 0 && p.missed + p.wrongLabel == p.gestures, "\(p)")
+            #expect(Array(p.perClass.keys) == [p.unlearned!])
+        }
+        #expect(report.wrongLabel > 0, "BasicMotions' activities resemble each other: some are reported")
+        #expect(report.text.contains("gestures of unlearned classes rejected"))
+
+        let left = data.classes[0]
+        var rng = SeededGenerator(seed: 3)
+        let unknown = data.examples.filter { $0.label == left }.shuffled(using: &rng)
+        let p = try Pipeline.train(spec, on: Dataset(examples: data.examples.filter { $0.label != left }))
+        var frames: [[Float]] = [], spans: [ClosedRange<Int>] = []
+        var last = Array(unknown[0].series.frame(0))
+        for e in unknown {
+            frames += Array(repeating: last, count: 200)
+            spans.append(frames.count...(frames.count + e.series.frameCount - 1))
+            frames += SpottingCalibrationTests.frames(e.series)
+            last = frames[frames.count - 1]
+        }
+        frames += Array(repeating: last, count: 200)
+        var live = p.recognizer()
+        var detections: [Detection] = []
+        for f in frames { if let d = try live.push(f) { detections.append(d) } }
+        detections += live.flush()
+        var hit = Set<Int>(), extra = 0, outside = 0
+        for d in detections {
+            let overlaps = spans.map { $0.overlapCount(d.start, d.end) }
+            guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else { outside += 1; continue }
+            if !hit.insert(best).inserted { extra += 1 }
+        }
+        let first = report.partitions[0]
+        #expect(first.wrongLabel == hit.count && first.missed == spans.count - hit.count
+                && first.repeated == extra && first.falseDetections == outside, "\(first)")
+    }
+}

@@ -32,6 +32,9 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         /// The same counts per class of the gestures streamed (false detections belong to no
         /// gesture), and what the wrongly labelled ones were first named.
         public var perClass: [String: ClassTally] = [:]
+        /// In an unlearned-class replay (``Evaluation/unlearnedReplay(_:on:gap:seed:still:noise:)``),
+        /// the class left out of training, whose gestures were streamed; `nil` otherwise.
+        public var unlearned: String? = nil
 
         /// Every gesture reported once with its label, nothing else.
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
@@ -103,8 +106,13 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         return all
     }
 
+    /// Gestures of classes the pipeline never learned that nothing was reported on (in an
+    /// unlearned-class replay every report on a gesture is wrong).
+    public var rejected: Int { missed }
+
     /// One line per partition and a total, for the CLI.
     public var text: String {
+        if partitions.contains(where: { $0.unlearned != nil }) { return unlearnedText }
         var s = noise > 0 ? "still frames with Gaussian noise, \(noise) of each channel's standard deviation\n" : ""
         s += "seed  still  gestures  correct  missed  wrong  repeated  false  \n"
         for p in partitions {
@@ -132,9 +140,71 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         }
         return s
     }
+
+    /// One line per class left out and still kind, and a total.
+    var unlearnedText: String {
+        var s = noise > 0 ? "still frames with Gaussian noise, \(noise) of each channel's standard deviation\n" : ""
+        let width = max(9, partitions.compactMap { $0.unlearned?.count }.max() ?? 0) + 2
+        s += "unlearned".padding(toLength: width, withPad: " ", startingAt: 0) + "still  gestures  rejected  reported  false    reported as\n"
+        for p in partitions {
+            let named = p.perClass.values.reduce(into: [String: Int]()) { $0.merge($1.namedAs, uniquingKeysWith: +) }
+            s += (p.unlearned ?? "").padding(toLength: width, withPad: " ", startingAt: 0)
+                + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+                + [p.gestures, p.missed, p.wrongLabel, p.falseDetections]
+                    .map { "\($0)".padding(toLength: 10, withPad: " ", startingAt: 0) }.joined()
+                + named.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + "\n"
+        }
+        s += "total: \(rejected) of \(gestures) gestures of unlearned classes rejected; \(wrongLabel) reported as a learned "
+            + "class (\(repeated) more reports on them), \(falseDetections) false detections\n"
+        return s
+    }
 }
 
 extension Evaluation {
+    /// How a pipeline rejects gestures it never learned: for each class in turn, the pipeline is
+    /// trained on the other classes' examples, and every example of the class left out is streamed
+    /// (in a seeded shuffled order) as ``spottingReplay(_:on:holdout:partitions:gap:seed:still:noise:)``
+    /// streams held-out gestures, with `gap` still frames before, between and after them. Nothing
+    /// should be reported: each gesture with no detection is rejected, one with a detection is
+    /// reported as a learned class (counted as `wrongLabel`, its extra detections as `repeated`).
+    /// One partition per class and still kind, its ``SpottingReplayReport/Partition/unlearned``
+    /// naming the class.
+    /// - Throws: when the data has fewer than two classes, `noise` is negative or not finite, or
+    ///   a trained pipeline cannot decide live.
+    /// - Complexity: one training per class plus one ``Recognizer/push(_:)-([Float])`` per streamed frame.
+    public static func unlearnedReplay(_ spec: PipelineSpec, on data: Dataset, gap: Int = 200, seed: UInt64 = 0,
+                                       still: [StillFrames] = [.last], noise: Float = 0) throws -> SpottingReplayReport {
+        guard gap >= 0 else { throw GestureKitError("gap must be non-negative", field: "gap") }
+        guard noise.isFinite, noise >= 0 else {
+            throw GestureKitError("still-frame noise must be a non-negative fraction of each channel's spread", field: "noise")
+        }
+        let labelled = data.examples.filter { $0.label != nil && $0.series.frameCount > 0 }
+        let classes = Dataset.classOrder(labelled.compactMap(\.label))
+        guard classes.count >= 2 else {
+            throw GestureKitError("an unlearned-class replay needs at least two classes (one to leave out, one to learn)",
+                                  file: data.source, field: "classes")
+        }
+        var report = SpottingReplayReport(partitions: [], holdout: 0, gap: gap, noise: noise)
+        let spread = noise > 0 ? channelSpread(data) : []
+        for left in classes {
+            var rng = SeededGenerator(seed: seed)
+            let known = Dataset(examples: labelled.filter { $0.label != left }, channelNames: data.channelNames,
+                                sampleRate: data.sampleRate, source: data.source)
+            let unknown = labelled.filter { $0.label == left }.shuffled(using: &rng)
+            let pipeline = try Pipeline.train(spec, on: known)
+            guard pipeline.decidesLive else {
+                throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
+            }
+            for mode in still {
+                var p = try replay(pipeline, unknown, gap: gap, still: mode, seed: seed, noise: spread.map { $0 * noise })
+                p.unlearned = left
+                report.partitions.append(p)
+            }
+        }
+        return report
+    }
+
     /// Replays isolated gestures as a live stream: for each partition, `holdout` examples of every
     /// class are held out (seeded shuffle), a pipeline is trained on the rest, and the held-out
     /// examples are streamed in a shuffled order through ``Pipeline/recognizer()`` with `gap`
