@@ -135,10 +135,15 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
             s += label.padding(toLength: width, withPad: " ", startingAt: 0)
                 + [t.gestures, t.correct, t.missed, t.wrongLabel, t.repeated]
                     .map { "\($0)".padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
-                + " " + t.namedAs.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + " " + Self.names(t.namedAs)
                 + "\n"
         }
         return s
+    }
+
+    /// Counted names, most frequent first: "Walking 3, Running 1".
+    static func names(_ counts: [String: Int]) -> String {
+        counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
     }
 
     /// One line per class left out and still kind, and a total.
@@ -152,7 +157,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
                 + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
                 + [p.gestures, p.missed, p.wrongLabel, p.falseDetections]
                     .map { "\($0)".padding(toLength: 10, withPad: " ", startingAt: 0) }.joined()
-                + named.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                + Self.names(named)
                 + "\n"
         }
         s += "total: \(rejected) of \(gestures) gestures of unlearned classes rejected; \(wrongLabel) reported as a learned "
@@ -176,9 +181,7 @@ extension Evaluation {
     public static func unlearnedReplay(_ spec: PipelineSpec, on data: Dataset, gap: Int = 200, seed: UInt64 = 0,
                                        still: [StillFrames] = [.last], noise: Float = 0) throws -> SpottingReplayReport {
         guard gap >= 0 else { throw GestureKitError("gap must be non-negative", field: "gap") }
-        guard noise.isFinite, noise >= 0 else {
-            throw GestureKitError("still-frame noise must be a non-negative fraction of each channel's spread", field: "noise")
-        }
+        let noiseLevels = try stillNoise(noise, of: data)
         let labelled = data.examples.filter { $0.label != nil && $0.series.frameCount > 0 }
         let classes = Dataset.classOrder(labelled.compactMap(\.label))
         guard classes.count >= 2 else {
@@ -186,18 +189,14 @@ extension Evaluation {
                                   file: data.source, field: "classes")
         }
         var report = SpottingReplayReport(partitions: [], holdout: 0, gap: gap, noise: noise)
-        let spread = noise > 0 ? channelSpread(data) : []
         for left in classes {
             var rng = SeededGenerator(seed: seed)
             let known = Dataset(examples: labelled.filter { $0.label != left }, channelNames: data.channelNames,
                                 sampleRate: data.sampleRate, source: data.source)
             let unknown = labelled.filter { $0.label == left }.shuffled(using: &rng)
-            let pipeline = try Pipeline.train(spec, on: known)
-            guard pipeline.decidesLive else {
-                throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
-            }
+            let pipeline = try trainedLive(spec, on: known)
             for mode in still {
-                var p = try replay(pipeline, unknown, gap: gap, still: mode, seed: seed, noise: spread.map { $0 * noise })
+                var p = try replay(pipeline, unknown, gap: gap, still: mode, seed: seed, noise: noiseLevels)
                 p.unlearned = left
                 report.partitions.append(p)
             }
@@ -223,9 +222,7 @@ extension Evaluation {
         guard holdout >= 1, partitions >= 1, gap >= 0 else {
             throw GestureKitError("holdout and partitions must be positive, gap non-negative", field: "holdout")
         }
-        guard noise.isFinite, noise >= 0 else {
-            throw GestureKitError("still-frame noise must be a non-negative fraction of each channel's spread", field: "noise")
-        }
+        let noiseLevels = try stillNoise(noise, of: data)
         let classes = data.classes
         var members = [[Int]](repeating: [], count: classes.count)
         for (i, e) in data.examples.enumerated() {
@@ -236,7 +233,6 @@ extension Evaluation {
                                   file: data.source, field: "holdout")
         }
         var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap, noise: noise)
-        let spread = noise > 0 ? channelSpread(data) : []
         for p in 0..<partitions {
             let s = seed &+ UInt64(p)
             var rng = SeededGenerator(seed: s)
@@ -247,16 +243,31 @@ extension Evaluation {
                 train += shuffled.dropFirst(holdout)
             }
             held.shuffle(using: &rng)
-            let pipeline = try Pipeline.train(spec, on: data.subset(train.sorted()))
-            guard pipeline.decidesLive else {
-                throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
-            }
+            let pipeline = try trainedLive(spec, on: data.subset(train.sorted()))
             for mode in still {
                 report.partitions.append(try replay(pipeline, held.map { data.examples[$0] }, gap: gap, still: mode, seed: s,
-                                                    noise: spread.map { $0 * noise }))
+                                                    noise: noiseLevels))
             }
         }
         return report
+    }
+
+    /// Per channel, the standard deviation of the Gaussian noise on still frames: `noise` times the
+    /// channel's spread over `data` (empty for none).
+    static func stillNoise(_ noise: Float, of data: Dataset) throws -> [Float] {
+        guard noise.isFinite, noise >= 0 else {
+            throw GestureKitError("still-frame noise must be a non-negative fraction of each channel's spread", field: "noise")
+        }
+        return noise > 0 ? channelSpread(data).map { $0 * noise } : []
+    }
+
+    /// `spec` trained on `data`, refused unless it decides while a stream runs.
+    static func trainedLive(_ spec: PipelineSpec, on data: Dataset) throws -> Pipeline {
+        let pipeline = try Pipeline.train(spec, on: data)
+        guard pipeline.decidesLive else {
+            throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
+        }
+        return pipeline
     }
 
     /// Each channel's standard deviation over every frame of the data (non-finite samples skipped,

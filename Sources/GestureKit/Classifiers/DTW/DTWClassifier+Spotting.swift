@@ -395,9 +395,8 @@ struct DTWSpotterStage: Spotter {
     /// do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
         if reported.contains(where: { $0.overlaps(r) }) { return fillGaps(r) }
-        let before = pending.count
-        if plausible(r) { offer(r) }
-        if labelMovedFrames, pending.count == before, let core = moved(r), core != r, plausible(core) { offer(core) }
+        if plausible(r), offer(r) { return }
+        if labelMovedFrames, let core = moved(r), core != r, plausible(core) { offer(core) }
     }
 
     /// Gestures back to back form one moving stretch; each run of its moving frames that no report
@@ -429,13 +428,14 @@ struct DTWSpotterStage: Spotter {
     }
 
     /// Frames `r` labelled whole wait (``patience``) as a second chance when they lie within
-    /// ``accept`` of the class named and `fits` that class.
-    mutating func offer(_ r: ClosedRange<Int>, fits: (Int) -> Bool = { _ in true }) {
-        guard let whole = stretch(r.lowerBound, r.upperBound) else { return }
+    /// ``accept`` of the class named and `fits` that class; returns whether they do.
+    @discardableResult
+    mutating func offer(_ r: ClosedRange<Int>, fits: (Int) -> Bool = { _ in true }) -> Bool {
+        guard let whole = stretch(r.lowerBound, r.upperBound) else { return false }
         let p = classifier.predict(whole)
-        if let c = p.classIndex, let d = p.distance, d <= accept[c], fits(c) {
-            pending.append((r, p, r.upperBound + Self.patience * longest))
-        }
+        guard let c = p.classIndex, let d = p.distance, d <= accept[c], fits(c) else { return false }
+        pending.append((r, p, r.upperBound + Self.patience * longest))
+        return true
     }
 
     /// Match `m` as a report: its stretch labelled by the whole-example classifier.
