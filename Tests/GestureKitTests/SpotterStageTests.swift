@@ -496,3 +496,30 @@ extension SpotterSecondChanceTests {
                 && first.repeated == extra && first.falseDetections == outside, "\(first)")
     }
 }
+
+extension SpotterSecondChanceTests {
+    /// RacketSports swings back to back (no still frame between them) form runs of movement that
+    /// no subsequence match claims and that lie far from every class as one gesture. Cut into
+    /// gestures, more swings are reported once with the right label over twelve shuffled streams
+    /// (each report charged to the swing it overlaps most, as the spotting replay counts).
+    @Test(.enabled(if: TestData.hasShared)) func aRunOfGesturesBackToBackIsCutIntoThem() throws {
+        var whole = 0, cut = 0
+        for seed: UInt64 in 1...12 {
+            let (dtw, frames, spans) = try Self.heldOutStream("racketsports/RacketSports_TRAIN.ts", shuffle: seed, gap: 0)
+            func right(splitRuns: Bool) throws -> Int {
+                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                stage.splitRuns = splitRuns
+                var charged = [[Int]](repeating: [], count: spans.count)
+                for r in Self.reports(&stage, frames) + stage.flush() {
+                    let overlaps = spans.map { $0.range.overlapCount(r.start...r.end) }
+                    guard let g = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[g] > 0 else { continue }
+                    charged[g].append(r.prediction.classIndex ?? -1)
+                }
+                return spans.indices.filter { charged[$0] == [spans[$0].label] }.count
+            }
+            whole += try right(splitRuns: false)
+            cut += try right(splitRuns: true)
+        }
+        #expect(cut > whole, "\(cut) of 144 swings right with runs cut, \(whole) without")
+    }
+}
