@@ -30,6 +30,8 @@ struct MotionSegmenter: Sendable {
     private var sum: Double = 0
     private var frame = 0
     private var start: Int?
+    /// The first frame of the stretch still open, if any.
+    var openSince: Int? { start }
     private var lastMoving = 0
     /// Averages of the last `noiseWindow` frames, increasing from `quietest` on (a monotonic queue:
     /// its first live entry is their minimum).
