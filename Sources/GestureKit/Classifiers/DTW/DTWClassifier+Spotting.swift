@@ -27,9 +27,11 @@ extension DTWClassifier: SpottingClassifier {
 /// (whole-example null rejection at the same K as the spotting thresholds). Gestures performed
 /// back to back form one long stretch: there the runs of moving frames no report covers get the
 /// same second chance (``fillGaps(_:)``), and a run refused whole is cut into gestures
-/// (``split(_:)``). A match that barely moved (see ``stillFraction``), or that pauses far longer than its class's
-/// performances do (``pauseFactor``: the end of one gesture, the stillness after it and the start
-/// of the next), is dropped, which leaves its stretches to the second chance.
+/// (``split(_:)``); while such a stretch stays open, its runs get that chance as each report
+/// comes (``fillOpen(before:)``) and a fragment is named by the window around it
+/// (``widened(_:)``). A match that barely moved (see ``stillFraction``), or that pauses far
+/// longer than its class's performances do (``pauseFactor``: the end of one gesture, the stillness
+/// after it and the start of the next), is dropped, which leaves its stretches to the second chance.
 ///
 /// The prediction's confidence is how far inside its class's spotting threshold the subsequence match
 /// fell (1 at distance 0, 0 at the threshold); its scores are the classifier's on the stretch. A
@@ -129,8 +131,6 @@ struct DTWSpotterStage: Spotter {
     /// 255, UWave 546 -> 552), unlearned UWave gestures rejected 69 -> 63 of 360 (the other sets
     /// unchanged); with 200 still frames and on the cut sets, unchanged.
     var fillOpenStretch = true
-    /// The last frame of the open stretch whose runs had their second chance.
-    var filledThrough = -1
     /// Whether a fragment whose stretch stays open past its deadline is named and spanned by the
     /// window of one typical performance around it (``widened(_:)``). Tuning replays back to back:
     /// the full-set family 2349 -> 2385 of 2790 (UWave 552 -> 579, BasicMotions 282 -> 291,
@@ -159,6 +159,8 @@ struct DTWSpotterStage: Spotter {
     var outbox: [SpotMatch] = []
     /// The moving stretches closed last: a match can become final after its stretch closed.
     var closed: [ClosedRange<Int>] = []
+    /// The last frame of the open stretch whose runs had their second chance (``fillOpen(before:)``).
+    var filledThrough = -1
 
     /// `lag` overrides ``motionLag(typical:)``.
     init(inner: DTWSpotter, classifier: DTWClassifier, lag: Int? = nil) {
@@ -471,8 +473,9 @@ struct DTWSpotterStage: Spotter {
     /// ``fillFraction`` to ``DTWSpotter/continuationLength`` typical performances of it and moving
     /// as much as a match must (``stillFraction``), with the least sum of distances relative to the
     /// gates (dynamic programming over the cut points). Nothing when no such cutting exists or the
-    /// run is longer than ``splitLimit`` longest templates. It runs only when a stretch closes and
-    /// was refused: at most 38 ms on the tuning replays (Epilepsy, back to back).
+    /// run is longer than ``splitLimit`` longest templates. It runs only on a run refused (when a
+    /// stretch closes or a report comes in one still open): at most 38 ms a search on the tuning
+    /// replays (Epilepsy, back to back).
     mutating func split(_ run: ClosedRange<Int>) {
         let typical = inner.typicalLengths
         guard let low = typical.min(), let high = typical.max(), low > 0,
@@ -482,7 +485,10 @@ struct DTWSpotterStage: Spotter {
         let step = max(1, low / 8, (run.count + 63) / 64)
         var points = Array(stride(from: run.lowerBound, to: run.upperBound + 1, by: step))
         if points.last != run.upperBound + 1 { points.append(run.upperBound + 1) }
-        if points.count > 2, points[points.count - 1] - points[points.count - 2] < step / 2 { points.remove(at: points.count - 2) }
+        // A last piece shorter than half a step joins the one before it.
+        if points.count > 2, points[points.count - 1] - points[points.count - 2] < step / 2 {
+            points.remove(at: points.count - 2)
+        }
         let shortestPiece = fillFraction * Float(low), longestPiece = DTWSpotter.continuationLength * Float(high)
         var best = [Float](repeating: .infinity, count: points.count)
         var from = [Int](repeating: -1, count: points.count)
@@ -550,7 +556,7 @@ struct DTWSpotterStage: Spotter {
                       Float(length) >= fillFraction * Float(inner.typicalLengths[k]),
                       Float(length) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[k]) else { continue }
                 let cost = accept[k] > 0 ? d / accept[k] : 0
-                if best == nil || cost < best!.cost {
+                if best.map({ cost < $0.cost }) ?? true {
                     best = (cost, SpotMatch(prediction: p, start: start, end: start + length - 1))
                 }
             }
