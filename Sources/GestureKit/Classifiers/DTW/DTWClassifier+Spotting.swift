@@ -546,7 +546,8 @@ struct DTWSpotterStage: Spotter {
               let low = inner.typicalLengths.min(), low > 0 else { return m }
         let step = max(1, low / 8)
         var best: (cost: Float, match: SpotMatch)?
-        for length in Set(inner.typicalLengths) where length > m.end - m.start + 1 {
+        // Sorted: a set's order changes from run to run, and the first of two equal costs wins.
+        for length in Set(inner.typicalLengths).sorted() where length > m.end - m.start + 1 {
             let first = max(m.end - length + 1, s, frames - capacity), last = min(m.start, frames - length)
             guard first <= last else { continue }
             for start in stride(from: first, through: last, by: step) {
