@@ -457,12 +457,9 @@ struct DTWSpotterStage: Spotter {
             from = max(from, c.upperBound + 1)
         }
         if from <= core.upperBound { gaps.append(from...core.upperBound) }
-        let typical = inner.typicalLengths, least = fillFraction
+        let typical = inner.typicalLengths, fill = fillFraction
         for g in gaps where plausible(g) || g.count > DTWSpotter.maxWarp * longest {
-            let took = plausible(g) && offer(g) { c in
-                c < typical.count && Float(g.count) >= least * Float(typical[c])
-                    && Float(g.count) <= DTWSpotter.continuationLength * Float(typical[c])
-            }
+            let took = plausible(g) && offer(g) { Self.lasts(g.count, onePerformanceOf: $0, typical: typical, fill: fill) }
             if !took, splitRuns { split(g) }
         }
     }
@@ -498,14 +495,11 @@ struct DTWSpotterStage: Spotter {
             for j in 0..<i where best[j].isFinite {
                 let length = Float(points[i] - points[j])
                 guard length >= shortestPiece, length <= longestPiece,
-                      let whole = stretch(points[j], points[i] - 1) else { continue }
-                let p = classifier.predict(whole)
-                guard let c = p.classIndex, c < typical.count, let d = p.distance, d <= Self.splitReach * accept[c],
-                      length >= fillFraction * Float(typical[c]),
-                      length <= DTWSpotter.continuationLength * Float(typical[c]),
+                      let (p, gated) = onePerformance(points[j], points[i] - 1, reach: Self.splitReach),
+                      let c = p.classIndex,
                       c >= stillest.count || movement(points[j], points[i] - 1) >= stillFraction * stillest[c]
                 else { continue }
-                let cost = best[j] + (accept[c] > 0 ? d / accept[c] : 0)
+                let cost = best[j] + gated
                 if cost < best[i] {
                     best[i] = cost
                     from[i] = j
@@ -551,12 +545,7 @@ struct DTWSpotterStage: Spotter {
             let first = max(m.end - length + 1, s, frames - capacity), last = min(m.start, frames - length)
             guard first <= last else { continue }
             for start in stride(from: first, through: last, by: step) {
-                guard let whole = stretch(start, start + length - 1) else { continue }
-                let p = classifier.predict(whole)
-                guard let k = p.classIndex, k < inner.typicalLengths.count, let d = p.distance, d <= accept[k],
-                      Float(length) >= fillFraction * Float(inner.typicalLengths[k]),
-                      Float(length) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[k]) else { continue }
-                let cost = accept[k] > 0 ? d / accept[k] : 0
+                guard let (p, cost) = onePerformance(start, start + length - 1, reach: 1) else { continue }
                 if best.map({ cost < $0.cost }) ?? true {
                     best = (cost, SpotMatch(prediction: p, start: start, end: start + length - 1))
                 }
@@ -566,6 +555,29 @@ struct DTWSpotterStage: Spotter {
         reported.removeAll { $0 == m.start...m.end }
         reported.append(w.start...w.end)
         return w
+    }
+
+    /// Frames `start...end` labelled whole, with their distance relative to the gate of the class
+    /// named, when they lie within `reach` of that gate and last one performance of it
+    /// (``lastsOnePerformance(_:of:)``); `nil` otherwise.
+    func onePerformance(_ start: Int, _ end: Int, reach: Float) -> (prediction: Prediction, cost: Float)? {
+        guard let whole = stretch(start, end) else { return nil }
+        let p = classifier.predict(whole)
+        guard let c = p.classIndex, c < accept.count, let d = p.distance, d <= reach * accept[c],
+              lastsOnePerformance(end - start + 1, of: c) else { return nil }
+        return (p, accept[c] > 0 ? d / accept[c] : 0)
+    }
+
+    /// Whether `length` frames last ``fillFraction`` to ``DTWSpotter/continuationLength`` typical
+    /// performances of class `c`.
+    func lastsOnePerformance(_ length: Int, of c: Int) -> Bool {
+        Self.lasts(length, onePerformanceOf: c, typical: inner.typicalLengths, fill: fillFraction)
+    }
+
+    /// Whether `length` frames last `fill` to ``DTWSpotter/continuationLength`` times `typical[c]`.
+    static func lasts(_ length: Int, onePerformanceOf c: Int, typical: [Int], fill: Float) -> Bool {
+        c < typical.count && Float(length) >= fill * Float(typical[c])
+            && Float(length) <= DTWSpotter.continuationLength * Float(typical[c])
     }
 
     /// Whether `r` lasts as one gesture can: half the shortest template to twice the longest.
