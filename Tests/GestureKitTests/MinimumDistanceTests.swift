@@ -59,10 +59,7 @@ import Testing
         #expect(throws: GestureKitError.self) { try m.train([[1, 2]], labels: [0], classes: ["A", "B"]) }  // B empty
         #expect(throws: GestureKitError.self) { try m.train([[1, 2], [1]], labels: [0, 0], classes: ["A"]) }
         #expect(throws: GestureKitError.self) { try m.train([[1, .nan]], labels: [0], classes: ["A"]) }
-        func field(_ spec: String) -> String? {
-            do { _ = try StageTesting.decode(spec, StageKinds.classifiers, role: "classifier"); return nil }
-            catch let e as GestureKitError { return e.field } catch { return "\(error)" }
-        }
+        func field(_ spec: String) -> String? { StageTesting.badField(spec, StageKinds.classifiers, role: "classifier") }
         #expect(field(#"{"kind": "centroid"}"#) == nil)
         #expect(field(#"{"kind": "centroid", "nullRejection": 2.5}"#) == nil)
         #expect(field(#"{"kind": "centroid", "nullRejection": -1}"#) == "nullRejection")

@@ -162,6 +162,11 @@ import Testing
         try learned.bind(classes: ["a", "b", "c"])
         try learned.fit(labelSequences: [[0, 2, 2, 1], [1, 2, 0], [0, nil, 2, 1]], classCount: 3, rest: nil)
         try check(learned)
+        try check(PostureFilter(classes: ["a", "b"]))
+        var posture = PostureFilter(classes: ["a"], leave: 3)
+        try posture.bind(classes: ["a", "b", "c"])
+        try posture.fit(labelSequences: [[1, 1, 2, 0, 0], [1, 2, nil, 0]], classCount: 3, rest: nil)
+        try check(posture)
     }
 
     @Test(arguments: [
@@ -181,10 +186,7 @@ import Testing
     }
 
     @Test func badPostprocessorSpecsNameTheField() {
-        func field(_ spec: String) -> String? {
-            do { _ = try StageTesting.decode(spec, StageKinds.postprocessors, role: "postprocessor"); return nil }
-            catch let e as GestureKitError { return e.field } catch { return "\(error)" }
-        }
+        func field(_ spec: String) -> String? { StageTesting.badField(spec, StageKinds.postprocessors, role: "postprocessor") }
         #expect(field(#"{"kind": "labelFilter", "minimumCount": 6, "bufferSize": 5}"#) == "minimumCount")
         #expect(field(#"{"kind": "timeout", "frames": 3, "seconds": 1}"#) == "seconds")
         #expect(field(#"{"kind": "timeout", "frames": -1}"#) == "frames")

@@ -24,6 +24,12 @@ enum StageTesting {
         return try decoder.decode(StageBox.self, from: Data(spec.utf8)).stage
     }
 
+    /// The field a hand-written spec's error names (nil: it decoded; another error: its description).
+    static func badField<T>(_ spec: String, _ types: [T], role: String) -> String? {
+        do { _ = try decode(spec, types, role: role); return nil }
+        catch let e as GestureKitError { return e.field } catch { return "\(error)" }
+    }
+
     struct StageBox: Decodable {
         struct Types: @unchecked Sendable { var types: [Any]; var role: String }
         static let typesKey = CodingUserInfoKey(rawValue: "stageTypes")!
@@ -137,11 +143,7 @@ enum StageTesting {
     }
 
     @Test func badSpecsAreRejectedNamingTheField() throws {
-        func field(_ spec: String) -> String? {
-            do { _ = try StageTesting.decode(spec, StageKinds.preprocessors, role: "preprocessor"); return nil }
-            catch let e as GestureKitError { return e.field }
-            catch { return "\(error)" }
-        }
+        func field(_ spec: String) -> String? { StageTesting.badField(spec, StageKinds.preprocessors, role: "preprocessor") }
         #expect(field(#"{"kind": "movingAverage", "window": 0}"#) == "window")
         #expect(field(#"{"kind": "lowPass"}"#) == "cutoff")
         #expect(field(#"{"kind": "lowPass", "cutoff": 30, "sampleRate": 50}"#) == "cutoff")

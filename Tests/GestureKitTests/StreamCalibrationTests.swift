@@ -203,15 +203,15 @@ import Testing
         }
     }
 
-    @Test func keepsTheSpecsOnsetFilterAfterTheChoice() throws {
+    @Test func keepsTheSpecsOnsetAndPostureFiltersAfterTheChoice() throws {
         var spec = try TestData.spec(Self.spec)
-        spec.postprocessing = [HMMFilter(stay: 0.5), OnsetFilter(decisions: 3, classes: ["A"])]
+        spec.postprocessing = [HMMFilter(stay: 0.5), OnsetFilter(decisions: 3, classes: ["A"]), PostureFilter(classes: ["A"])]
         let settings = StreamCalibration.Settings(folds: 2, maxFalseActivationsPerMinute: 0.5)
         let data = Self.dataset(users: 4)
         let result = try StreamCalibration.calibrate(spec, on: data, settings: settings)
         let chosen = StreamCalibration.candidates()[result.chosen % StreamCalibration.candidates().count]
-        #expect(result.spec.postprocessing.map { type(of: $0).kind } == chosen.stages.map { type(of: $0).kind } + ["onsetFilter"])
-        #expect((result.spec.postprocessing.last as? OnsetFilter)?.decisions == 3)
+        #expect(result.spec.postprocessing.map { type(of: $0).kind } == chosen.stages.map { type(of: $0).kind } + ["onsetFilter", "postureFilter"])
+        #expect((result.spec.postprocessing.dropLast().last as? OnsetFilter)?.decisions == 3)
         // Every candidate was replayed with it: the bare one now holds A back, so its events differ.
         var bare = spec
         bare.postprocessing = []

@@ -134,10 +134,7 @@ import Testing
     }
 
     @Test func badSpecsAndMismatchedClassesNameTheField() throws {
-        func field(_ spec: String) -> String? {
-            do { _ = try StageTesting.decode(spec, StageKinds.postprocessors, role: "postprocessor"); return nil }
-            catch let e as GestureKitError { return e.field } catch { return "\(error)" }
-        }
+        func field(_ spec: String) -> String? { StageTesting.badField(spec, StageKinds.postprocessors, role: "postprocessor") }
         #expect(field(#"{"kind": "transitionFilter"}"#) == "classes")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "minimumRun": 0}"#) == "minimumRun")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "smoothing": 0}"#) == "smoothing")

@@ -127,6 +127,16 @@ let benchmarks: @Sendable () -> Void = {
     try! transition.bind(classes: (0..<k).map { "c\($0)" })
     try! transition.fit(labelSequences: [(0..<2000).map { ($0 / 40) % k }], classCount: k, rest: nil)
     streamBenchmark("transitionFilter 13 classes, 6 transitions, settle 2 (per decision)", transition, hapt)
+    // The posture filter after it (pipelines/hapt-live.json): two postures, events every 40 decisions.
+    var posture = PostureFilter(classes: ["c3", "c4"])
+    try! posture.bind(classes: (0..<k).map { "c\($0)" })
+    try! posture.fit(labelSequences: [(0..<2000).map { ($0 / 40) % k }], classCount: k, rest: nil)
+    let withEvents = hapt.enumerated().map { i, p -> Prediction in
+        var q = p
+        if i % 40 == 0 { q.event = Prediction.Event(classIndex: 6 + (i / 40) % 6, confidence: 1, since: i) }
+        return q
+    }
+    streamBenchmark("postureFilter 13 classes, 2 postures (per decision)", posture, withEvents)
 
     var centroid = MinimumDistance(nullRejection: 3)
     let vectors = (0..<400).map { i in (0..<36).map { j in Float(i % 4) * 2 + Float(j % 5) * 0.1 + g.nextGaussian() } }

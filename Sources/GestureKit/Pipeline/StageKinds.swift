@@ -11,7 +11,7 @@ enum StageKinds {
     static let featureTransforms: [any FeatureTransform.Type] = [PCA.self, FeatureScaler.self]
     /// Sequence and vector classifiers; also the order of `--classifier` names in help texts.
     static let classifiers: [any Classifier.Type] = [DTWClassifier.self, KNNClassifier.self, MinimumDistance.self, LSTMClassifier.self, RidgeClassifier.self]
-    static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self, HMMFilter.self, OnsetFilter.self, TransitionFilter.self]
+    static let postprocessors: [any Postprocessor.Type] = [LabelFilter.self, ChangeFilter.self, TimeoutFilter.self, ConfidenceThreshold.self, HMMFilter.self, OnsetFilter.self, TransitionFilter.self, PostureFilter.self]
 }
 
 /// A JSON key by name: a stage's `"kind"`, or any key of an object whose unknown keys are refused.
