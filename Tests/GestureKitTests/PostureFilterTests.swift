@@ -88,6 +88,7 @@ import Testing
         #expect(field(#"{"kind": "postureFilter", "classes": ["a"], "leadsTo": [0, 5]}"#) == "leadsTo")
         #expect(field(#"{"kind": "postureFilter", "classes": ["a"], "leadsTo": [0, 1], "rest": 2}"#) == "rest")
         #expect(field(#"{"kind": "postureFilter", "classes": ["a"], "leadsTo": [1, -1], "rest": 1}"#) == nil)
+        #expect(field(#"{"kind": "postureFilter", "classes": ["a"], "rest": 0}"#) == "rest")
         var learned = try Self.fitted()
         #expect(throws: GestureKitError.self) { try learned.bind(classes: ["sit", "stand"]) }
         #expect(throws: GestureKitError.self) { try learned.bind(classes: ["walk", "stand"]) }

@@ -12,8 +12,9 @@ import Foundation
 /// pooled event F1 plus frame accuracy (post-processed, over labelled frames) among the candidates
 /// within the cap (ties: the earlier candidate); when none is within the cap, the one with the
 /// fewest false activations. The spec's ``OnsetFilter``, ``TransitionFilter`` and ``PostureFilter``
-/// stages are not chosen but kept: each candidate runs with them after it. Frame accuracy counts because events
-/// alone ignore how the frames between them are named (activities that are not events, e.g. walking between postures).
+/// stages are not chosen but kept: each candidate runs with them after it. Frame accuracy counts
+/// because events alone ignore how the frames between them are named (activities that are not
+/// events, e.g. walking between postures).
 ///
 /// Spec key (`gesture train --calibrate` adds it with its defaults):
 /// `"calibration": {"folds": 3, "maxFalseActivationsPerMinute": 0.3, "events": ["A", "B"]}`
@@ -144,8 +145,8 @@ public enum StreamCalibration {
     /// Chooses the post-processing of `spec` for `data` (see the type's description).
     /// - Parameters:
     ///   - spec: a windowed spec; its own post-processing is replaced by the choice, except its
-    ///     ``OnsetFilter``, ``TransitionFilter`` and ``PostureFilter`` stages, which every candidate is replayed with
-    ///     and the choice keeps last.
+    ///     ``OnsetFilter``, ``TransitionFilter`` and ``PostureFilter`` stages, which every candidate
+    ///     is replayed with and the choice keeps last.
     ///   - data: the training data, with its continuous recordings (never the data a figure is
     ///     reported on).
     ///   - settings: folds, the false-activation cap and the event classes.

@@ -13,7 +13,8 @@
 /// Latency: none; it acts on the decision that reports the event and after. Causal.
 ///
 /// JSON: `{"kind": "postureFilter", "classes": ["SITTING", "STANDING"], "leave": 2}`; after fitting
-/// also `"leadsTo"` (per class of the pipeline, the class its runs lead to, -1 for none).
+/// also `"leadsTo"` (per class of the pipeline, the class its runs lead to, -1 for none) and, when
+/// the pipeline has one, `"rest"` (the rest class's index).
 /// - Complexity: O(1) per decision, no allocation.
 public struct PostureFilter: Postprocessor {
     public static let kind = "postureFilter"
@@ -62,7 +63,7 @@ public struct PostureFilter: Postprocessor {
         if let bad = leadsTo.first(where: { $0 < -1 || $0 >= leadsTo.count }) {
             throw GestureKitError("must be a class index below \(leadsTo.count) or -1, found \(bad)", field: "leadsTo")
         }
-        if let r = rest, !(0..<max(leadsTo.count, 1)).contains(r) {
+        if let r = rest, !leadsTo.indices.contains(r) {
             throw GestureKitError("must be a class index below \(leadsTo.count), found \(r)", field: "rest")
         }
     }
