@@ -68,6 +68,41 @@ import Testing
         #expect(Self.events(try Self.fitted(), unseen) == [nil, nil, 3])
     }
 
+    @Test func anAfterTheLabelsNeverGaveTakesTheRunsTheyLeftWithoutOne() throws {
+        // A -> T1 -> B, and A -> T2 followed by rest (R) or nothing labelled: what follows T2 was
+        // never named. Live, a run from A that ends in C (never seen after A) is T2, though scored
+        // below T1; one that ends in B is T1.
+        let names = ["A", "B", "C", "T1", "T2", "R"]
+        var f = TransitionFilter(classes: ["T1", "T2"])
+        try f.bind(classes: names)
+        try f.fit(labelSequences: [[0, 3, 1], [0, 3, 1], [0, 4, 5, 5], [0, 4, nil, 2]], classCount: 6, rest: 5)
+        #expect(f.rest == 5)
+        func run(ending after: Int) -> Prediction {
+            var f = f
+            f.reset()
+            let scores: [Float] = [0, 0, 0, 0.6, 0.4, 0]
+            _ = f.process(Prediction(classIndex: 0, confidence: 1, scores: [1, 0, 0, 0, 0, 0]), frame: 0)
+            _ = f.process(Prediction(classIndex: 3, confidence: 0.6, scores: scores), frame: 1)
+            var last = [Float](repeating: 0, count: 6)
+            last[after] = 1
+            return f.process(Prediction(classIndex: after, confidence: 1, scores: last), frame: 2)
+        }
+        #expect(run(ending: 2).event?.classIndex == 4)
+        #expect(run(ending: 1).event?.classIndex == 3)
+        // Rest after the run is a context of its own: T2's, learned.
+        #expect(run(ending: 5).event?.classIndex == 4)
+        // Without the learned rest index (a file from before it was saved), only the unlabelled
+        // context is borrowed: T2 once against T1's nothing still names T2.
+        f.rest = nil
+        #expect(run(ending: 2).event?.classIndex == 4)
+        // With nothing left without an after, an unseen after leaves the scores to decide.
+        var bare = TransitionFilter(classes: ["T1", "T2"])
+        try bare.bind(classes: names)
+        try bare.fit(labelSequences: [[0, 3, 1], [0, 4, 2]], classCount: 6, rest: 5)
+        f = bare
+        #expect(run(ending: 0).event?.classIndex == 3)
+    }
+
     @Test func shortRunsAreDroppedAndNullIsKept() throws {
         let blip = [Self.prediction(0), Self.prediction(2, t1: 0.9), Self.prediction(0)]
         #expect(Self.classes(try Self.fitted(minimumRun: 2), blip) == [0, 0, 0])
@@ -140,6 +175,7 @@ import Testing
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "smoothing": 0}"#) == "smoothing")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "settle": -1}"#) == "settle")
         #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "classCount": 2, "counts": [1]}"#) == "counts")
+        #expect(field(#"{"kind": "transitionFilter", "classes": ["a"], "classCount": 1, "counts": [0, 0, 0, 0], "rest": 1}"#) == "rest")
         var f = try Self.fitted()
         #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1", "T2", "C"]) }
         #expect(throws: GestureKitError.self) { try f.bind(classes: ["A", "B", "T1"]) }

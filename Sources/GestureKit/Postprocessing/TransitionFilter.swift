@@ -9,6 +9,12 @@
 /// recordings' label sequences (counts plus `smoothing` per transition; without them, the scores
 /// alone decide). Runs shorter than `minimumRun` decisions are dropped.
 ///
+/// A class after the run never seen after a run from that class before (in the training labels)
+/// takes the counts of the runs the labels left unlabelled or rest after: those are the
+/// transitions whose following class the labels never said. HAPT labels lying to sitting and then
+/// sitting, but leaves the standing after lying to standing unlabelled, so a live run from lying
+/// that ends in standing is lying to standing, not the alike-beginning lying to sitting.
+///
 /// The class after the run is the one the decision ending it names, or with `settle` > 0 the one
 /// named most often by that decision and the `settle` after it (ties: the first), so a lagging
 /// first decision does not decide alone.
@@ -19,8 +25,9 @@
 /// the settling. Causal: nothing after the decision being made is used.
 ///
 /// JSON: `{"kind": "transitionFilter", "classes": ["STAND_TO_SIT", ...], "minimumRun": 1,
-/// "smoothing": 1, "settle": 0}`; after fitting also `"classCount": K` and `"counts"` ((K + 1) x (K + 1) x
-/// classes, before-major; index K = unlabelled or null).
+/// "smoothing": 1, "settle": 0}`; after fitting also `"classCount": K`, `"counts"` ((K + 1) x (K + 1) x
+/// classes, before-major; index K = unlabelled or null) and, when the pipeline has one, `"rest"`
+/// (the rest class's index).
 /// - Complexity: O(classes) per decision, no allocation after the first.
 public struct TransitionFilter: Postprocessor {
     public static let kind = "transitionFilter"
@@ -36,6 +43,8 @@ public struct TransitionFilter: Postprocessor {
     public var counts: [Float]
     /// K, the pipeline's classes the counts were learned over (0 until fitted).
     public var classCount: Int
+    /// The pipeline's rest class when the counts were learned (nil: none, or not fitted).
+    public var rest: Int?
 
     private var held: [Int] = []
     private var position: [Int] = []   // class index -> position in `held`, -1 for other classes
@@ -62,7 +71,7 @@ public struct TransitionFilter: Postprocessor {
         self.classCount = 0
     }
 
-    enum CodingKeys: String, CodingKey { case classes, minimumRun, smoothing, settle, counts, classCount }
+    enum CodingKeys: String, CodingKey { case classes, minimumRun, smoothing, settle, counts, classCount, rest }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -72,6 +81,7 @@ public struct TransitionFilter: Postprocessor {
         settle = try c.decodeIfPresent(Int.self, forKey: .settle) ?? 0
         counts = try c.decodeIfPresent([Float].self, forKey: .counts) ?? []
         classCount = try c.decodeIfPresent(Int.self, forKey: .classCount) ?? 0
+        rest = try c.decodeIfPresent(Int.self, forKey: .rest)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -83,6 +93,7 @@ public struct TransitionFilter: Postprocessor {
         if !counts.isEmpty {
             try c.encode(classCount, forKey: .classCount)
             try c.encode(counts, forKey: .counts)
+            try c.encodeIfPresent(rest, forKey: .rest)
         }
     }
 
@@ -100,6 +111,9 @@ public struct TransitionFilter: Postprocessor {
         }
         if let bad = counts.first(where: { !($0.isFinite && $0 >= 0) }) {
             throw GestureKitError("values must be finite and >= 0, found \(bad)", field: "counts")
+        }
+        if let r = rest, !(0..<classCount).contains(r) {
+            throw GestureKitError("must be a class index below \(classCount), found \(r)", field: "rest")
         }
     }
 
@@ -146,6 +160,7 @@ public struct TransitionFilter: Postprocessor {
         }
         counts = table
         classCount = k
+        self.rest = rest
         reset()
     }
 
@@ -161,18 +176,34 @@ public struct TransitionFilter: Postprocessor {
         afterSeen = 0
     }
 
+    /// Where the counts of transitions between `before` and `after` (`k`: unlabelled or null) begin,
+    /// or nil when there are none to read.
+    private func context(_ before: Int, _ after: Int) -> Int? {
+        let k = classCount
+        guard !counts.isEmpty, (0...k).contains(before), (0...k).contains(after) else { return nil }
+        return (before * (k + 1) + after) * held.count
+    }
+
     /// The ended run's transition given the class after it.
     private func choice(after: Int?) -> Int {
         let k = classCount, n = held.count
         var best = 0, bestScore = -Float.infinity
-        var base = -1
-        if !counts.isEmpty, waitBefore.map({ $0 < k }) ?? true, after.map({ $0 < k }) ?? true {
-            base = ((waitBefore ?? k) * (k + 1) + (after ?? k)) * n
-        }
+        let b = waitBefore ?? k, a = after ?? k
+        // Up to two contexts summed: (before, after), or for an after never seen from this before,
+        // the transitions the labels left without an after (unlabelled, and rest when there is one).
+        var first = context(b, a), second: Int?
         var total: Float = 0
-        if base >= 0 { for e in 0..<n { total += counts[base + e] } }
+        if let f = first { for e in 0..<n { total += counts[f + e] } }
+        if total == 0, a != k, a != rest, let open = context(b, k) {
+            let more = rest.flatMap { context(b, $0) }
+            var t: Float = 0
+            for e in 0..<n { t += counts[open + e] + (more.map { counts[$0 + e] } ?? 0) }
+            if t > 0 { first = open; second = more; total = t }
+        }
         for e in 0..<n {
-            let prior = base >= 0 ? (counts[base + e] + smoothing) / (total + smoothing * Float(n)) : 1
+            let prior = first.map { f in
+                (counts[f + e] + (second.map { counts[$0 + e] } ?? 0) + smoothing) / (total + smoothing * Float(n))
+            } ?? 1
             let score = (waitEvidence[e] / Float(max(waitLength, 1))) * prior
             if score > bestScore { best = e; bestScore = score }
         }
