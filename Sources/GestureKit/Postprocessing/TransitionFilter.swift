@@ -189,21 +189,22 @@ public struct TransitionFilter: Postprocessor {
         let k = classCount, n = held.count
         var best = 0, bestScore = -Float.infinity
         let b = waitBefore ?? k, a = after ?? k
-        // Up to two contexts summed: (before, after), or for an after never seen from this before,
-        // the transitions the labels left without an after (unlabelled, and rest when there is one).
-        var first = context(b, a), second: Int?
-        var total: Float = 0
-        if let f = first { for e in 0..<n { total += counts[f + e] } }
-        if total == 0, a != k, a != rest, let open = context(b, k) {
-            let more = rest.flatMap { context(b, $0) }
-            var t: Float = 0
-            for e in 0..<n { t += counts[open + e] + (more.map { counts[$0 + e] } ?? 0) }
-            if t > 0 { first = open; second = more; total = t }
+        // The counts of transition e over the contexts in `bases` (up to two, summed).
+        func count(_ bases: (Int?, Int?), _ e: Int) -> Float {
+            (bases.0.map { counts[$0 + e] } ?? 0) + (bases.1.map { counts[$0 + e] } ?? 0)
         }
+        func sum(_ bases: (Int?, Int?)) -> Float { (0..<n).reduce(0) { $0 + count(bases, $1) } }
+        var bases: (Int?, Int?) = (context(b, a), nil)
+        var total = sum(bases)
+        // An after never seen from this before: the transitions the labels left without one.
+        if total == 0, a != k, a != rest {
+            let open = (context(b, k), rest.flatMap { context(b, $0) })
+            let t = sum(open)
+            if t > 0 { (bases, total) = (open, t) }
+        }
+        let learned = bases.0 != nil || bases.1 != nil
         for e in 0..<n {
-            let prior = first.map { f in
-                (counts[f + e] + (second.map { counts[$0 + e] } ?? 0) + smoothing) / (total + smoothing * Float(n))
-            } ?? 1
+            let prior = learned ? (count(bases, e) + smoothing) / (total + smoothing * Float(n)) : 1
             let score = (waitEvidence[e] / Float(max(waitLength, 1))) * prior
             if score > bestScore { best = e; bestScore = score }
         }
