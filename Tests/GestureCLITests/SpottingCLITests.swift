@@ -52,7 +52,10 @@ import GestureKit
                              "--partitions", "2", "--gap", "100", "--still", "all", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
-        #expect((report?["partitions"] as? [Any])?.count == 6)
+        let replayed = report?["partitions"] as? [[String: Any]] ?? []
+        #expect(replayed.count == 6)
+        // The two shapes lie far apart: classified whole, every held-out gesture is named rightly.
+        #expect(replayed.allSatisfy { $0["gestures"] as? Int == 4 && $0["wholeCorrect"] as? Int == 4 }, "\(r.stdout)")
         let bad = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--holdout", "10"])
         #expect(bad.status != 0 && bad.stderr.contains("holdout"))
 

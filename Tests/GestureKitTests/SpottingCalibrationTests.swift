@@ -242,6 +242,8 @@ enum SyntheticGestures {
         let p = try Evaluation.replay(pipeline, gestures, gap: 200, still: .last, seed: 0)
         #expect(p.perClass["Standing"] == SpottingReplayReport.ClassTally(gestures: 1, wrongLabel: 1, namedAs: ["Running": 1]), "\(p)")
         #expect(p.perClass["Running"]?.gestures == 1 && p.perClass["Walking"]?.gestures == 1)
+        // Classified whole, the two rightly named ones are right; the renamed Running cannot be.
+        #expect(p.wholeCorrect == 2, "\(p)")
         let tallies = Array(p.perClass.values)
         func sum(_ k: KeyPath<SpottingReplayReport.ClassTally, Int>) -> Int { tallies.reduce(0) { $0 + $1[keyPath: k] } }
         let sums: [Int] = [sum(\.gestures), sum(\.correct), sum(\.missed), sum(\.wrongLabel), sum(\.repeated)]

@@ -28,6 +28,10 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         public var repeated = 0
         /// Detections that overlap no gesture (reported during stillness).
         public var falseDetections = 0
+        /// Gestures the pipeline names by their own label when each is classified whole, cut at its
+        /// true boundaries: what the classifier gets right with the spotting out of the way (0 in
+        /// an unlearned-class replay, whose gestures have no learned label).
+        public var wholeCorrect = 0
 
         /// The same counts per class of the gestures streamed (false detections belong to no
         /// gesture), and what the wrongly labelled ones were first named.
@@ -99,6 +103,8 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     public var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
     /// Detections during stillness, over all partitions.
     public var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
+    /// Gestures named rightly when classified whole at their true boundaries, over all partitions.
+    public var wholeCorrect: Int { partitions.reduce(0) { $0 + $1.wholeCorrect } }
     /// Each class's counts over all partitions: which gestures a set's failures come from.
     public var perClass: [String: ClassTally] {
         var all: [String: ClassTally] = [:]
@@ -114,17 +120,18 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     public var text: String {
         if partitions.contains(where: { $0.unlearned != nil }) { return unlearnedText }
         var s = noise > 0 ? "still frames with Gaussian noise, \(noise) of each channel's standard deviation\n" : ""
-        s += "seed  still  gestures  correct  missed  wrong  repeated  false  \n"
+        s += "seed  still  gestures  correct  missed  wrong  repeated  false    whole  \n"
         for p in partitions {
             s += "\(p.seed)".padding(toLength: 6, withPad: " ", startingAt: 0)
                 + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
-                + [p.gestures, p.correct, p.missed, p.wrongLabel, p.repeated, p.falseDetections]
+                + [p.gestures, p.correct, p.missed, p.wrongLabel, p.repeated, p.falseDetections, p.wholeCorrect]
                     .map { "\($0)".padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
                 + (p.perfect ? "perfect" : "") + "\n"
         }
         s += "total: \(correct) of \(gestures) reported once with the right label; \(missed) missed, "
             + "\(wrongLabel) wrong label, \(repeated) repeated, \(falseDetections) false detections; "
             + "\(perfectPartitions) of \(partitions.count) partitions perfect\n"
+            + "classified whole at their true boundaries (column whole): \(wholeCorrect) of \(gestures) named rightly\n"
         let classes = perClass
         guard classes.values.contains(where: { $0.correct < $0.gestures || $0.repeated > 0 }) else { return s }
         let width = max(5, classes.keys.map(\.count).max() ?? 0) + 2
@@ -348,6 +355,7 @@ extension Evaluation {
             }
             result.add(t, of: spans[i].label)
         }
+        result.wholeCorrect = try gestures.count { pipeline.label(of: try pipeline.predict($0.series)) == $0.label }
         return result
     }
 }
