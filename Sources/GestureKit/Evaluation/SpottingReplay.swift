@@ -355,7 +355,10 @@ extension Evaluation {
             }
             result.add(t, of: spans[i].label)
         }
-        result.wholeCorrect = try gestures.count { pipeline.label(of: try pipeline.predict($0.series)) == $0.label }
+        // A gesture of a class the pipeline never learned cannot be right: not classified (unlearned replays).
+        result.wholeCorrect = try gestures.count { g in
+            try g.label.map(pipeline.classes.contains) == true && pipeline.label(of: pipeline.predict(g.series)) == g.label
+        }
         return result
     }
 }
