@@ -122,8 +122,9 @@ struct DTWSpotterStage: Spotter {
     /// (letters seeds 0-19, the others 0-9, all still kinds) 2618 -> 2621 of 2790 (UWave 627 -> 631,
     /// RacketSports 331 -> 330, the rest unchanged); back to back (`--gap 0`) 645 -> 649 of 780.
     var typicalWindows = true
-    /// The most windows ``nearestWindow(_:_:)`` labels per stretch (UWave's 315-frame gestures can
-    /// leave a hundred offsets; every one made its tuning replay 2.6 times slower).
+    /// The most windows ``nearestWindow(_:_:)`` labels per stretch: UWave's 315-frame gestures can
+    /// leave a hundred offsets, and labelling every one gave the same tuning counts for 2.6 times
+    /// the replay time.
     static let windowPositions = 16
     /// Whether a lone moving stretch the gate refused is labelled again by its first through last
     /// frame that moved (``moved(_:)``), without the still frames the smoothed movement takes in at
