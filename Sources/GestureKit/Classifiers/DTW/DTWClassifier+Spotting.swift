@@ -553,9 +553,8 @@ struct DTWSpotterStage: Spotter {
         var best: (cost: Float, match: SpotMatch)?
         // Sorted: a set's order changes from run to run, and the first of two equal costs wins.
         for length in Set(inner.typicalLengths).sorted() where length > m.end - m.start + 1 {
-            let first = max(m.end - length + 1, s, frames - capacity), last = min(m.start, frames - length)
-            guard first <= last else { continue }
-            for start in stride(from: first, through: last, by: step) {
+            guard let starts = windowStarts(length, around: m.start, m.end, from: s) else { continue }
+            for start in stride(from: starts.lowerBound, through: starts.upperBound, by: step) {
                 guard let (p, cost) = onePerformance(start, start + length - 1, reach: 1) else { continue }
                 if best.map({ cost < $0.cost }) ?? true {
                     best = (cost, SpotMatch(prediction: p, start: start, end: start + length - 1))
@@ -566,6 +565,13 @@ struct DTWSpotterStage: Spotter {
         reported.removeAll { $0 == m.start...m.end }
         reported.append(w.start...w.end)
         return w
+    }
+
+    /// The first frames of the windows of `length` frames that contain `start...end`, begin at
+    /// `from` or later and lie wholly in the ring; `nil` when there are none.
+    func windowStarts(_ length: Int, around start: Int, _ end: Int, from: Int = 0) -> ClosedRange<Int>? {
+        let first = max(end - length + 1, from, frames - capacity), last = min(start, frames - length)
+        return first <= last ? first...last : nil
     }
 
     /// Frames `start...end` labelled whole, with their distance relative to the gate of the class
@@ -618,11 +624,10 @@ struct DTWSpotterStage: Spotter {
         var p = classifier.predict(whole)
         guard typicalWindows, let c = p.classIndex, c < inner.typicalLengths.count, var best = p.distance else { return p }
         let typical = inner.typicalLengths[c], slack = typical - (end - start + 1)
-        guard slack > 0 else { return p }
+        guard slack > 0, let starts = windowStarts(typical, around: start, end) else { return p }
         let step = (slack + Self.windowPositions - 2) / (Self.windowPositions - 1)
-        for first in stride(from: end - typical + 1, through: start, by: step) {
-            guard first >= max(0, frames - capacity), first + typical <= frames,
-                  let window = stretch(first, first + typical - 1) else { continue }
+        for first in stride(from: starts.lowerBound, through: starts.upperBound, by: step) {
+            guard let window = stretch(first, first + typical - 1) else { continue }
             let q = classifier.predict(window)
             if let d = q.distance, d < best { (best, p) = (d, q) }
         }
