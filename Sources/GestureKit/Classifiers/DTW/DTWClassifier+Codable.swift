@@ -12,21 +12,23 @@
 /// | `zNormalize` | per-series, per-channel z-normalisation | `false` |
 /// | `medoids` | templates kept per class (k-medoids) | all examples (1-NN) |
 /// | `nullRejection` | k in mean + k * std | off |
-/// | `tune` | choose `variant` and `band` by leave-one-out on the training data (both then saved) | `false` |
+/// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
+/// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
 /// (PackedFloats), and when the model can spot `spottingMeans`, `spottingStds`, `spottingFalseCosts`
 /// (``SpottingCalibration``; absent in files saved before it) and `spottingImpostorCosts` (absent in
-/// files saved before it: their thresholds do not loosen). LB_Keogh envelopes are derived from the templates on load, not stored.
+/// files saved before it: their thresholds do not loosen), and with `derivative` `derivativeScales`
+/// (one per channel). LB_Keogh envelopes are derived from the templates on load, not stored.
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
-        case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, trained
+        case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, derivative, trained
     }
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
-        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts
+        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts, derivativeScales
     }
 
     public init(from decoder: Decoder) throws {
@@ -39,6 +41,7 @@ extension DTWClassifier {
             medoids: try c.decodeIfPresent(Int.self, forKey: .medoids),
             nullRejection: try c.decodeIfPresent(Float.self, forKey: .nullRejection))
         tune = try c.decodeIfPresent(Bool.self, forKey: .tune) ?? false
+        derivative = try c.decodeIfPresent(Float.self, forKey: .derivative)
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
             band = .samples(s)
         } else if let f = try c.decodeIfPresent(Double.self, forKey: .band) {
@@ -59,9 +62,11 @@ extension DTWClassifier {
                                                  falseCosts: try t.decode(PackedFloats.self, forKey: .spottingFalseCosts),
                                                  impostorCosts: try t.decodeIfPresent(PackedFloats.self, forKey: .spottingImpostorCosts))
             }
+            m.derivativeScales = try t.decodeIfPresent(PackedFloats.self, forKey: .derivativeScales)?.values
             // Envelopes are rebuilt only once the shapes are known to agree (validate() rechecks).
             try DTWClassifier.checkShapes(m, band: band)
             m.rebuildDerived(band: band)
+            m.setDifferences(m.derivativeScales, band: band)
             model = m
         }
     }
@@ -87,6 +92,8 @@ extension DTWClassifier {
         try c.encode(medoids, forKey: .medoids)
         try c.encode(nullRejection, forKey: .nullRejection)
         try c.encode(tune, forKey: .tune)
+        // Written only when on, so the files of pipelines without it keep their bytes.
+        try c.encodeIfPresent(derivative, forKey: .derivative)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)
@@ -102,6 +109,7 @@ extension DTWClassifier {
                 try t.encode(cal.falseCosts, forKey: .spottingFalseCosts)
                 try t.encodeIfPresent(cal.impostorCosts, forKey: .spottingImpostorCosts)
             }
+            try t.encodeIfPresent(model.derivativeScales.map(PackedFloats.init), forKey: .derivativeScales)
         }
     }
 
@@ -114,6 +122,7 @@ extension DTWClassifier {
         if let resample, resample < 2 { throw GestureKitError("must be at least 2", field: "resample") }
         if let medoids, medoids < 1 { throw GestureKitError("must be at least 1", field: "medoids") }
         if let k = nullRejection, !k.isFinite { throw GestureKitError("must be finite", field: "nullRejection") }
+        if let w = derivative, !(w.isFinite && w >= 0) { throw GestureKitError("must be finite and non-negative", field: "derivative") }
         if let model { try DTWClassifier.checkShapes(model, band: band) }
     }
 
@@ -134,5 +143,6 @@ extension DTWClassifier {
         try m.rejection.means.check("trained.rejectionMeans", count: m.classes.count)
         try m.rejection.stds.check("trained.rejectionStds", count: m.classes.count)
         try m.spotting?.validate(classCount: m.classes.count)
+        if let s = m.derivativeScales { try PackedFloats(s).check("trained.derivativeScales", count: m.channels) }
     }
 }

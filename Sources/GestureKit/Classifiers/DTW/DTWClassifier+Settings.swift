@@ -6,7 +6,7 @@ extension DTWClassifier {
     }
 
     public static var defaultPipeline: DefaultPipeline? {
-        DefaultPipeline(name: "dtw", summary: "1-NN dynamic time warping, variant and band chosen by leave-one-out",
+        DefaultPipeline(name: "dtw", summary: "1-NN dynamic time warping, variant, band and derivative chosen by leave-one-out",
                         spec: PipelineSpec(classifier: .sequence(tuned)))
     }
 

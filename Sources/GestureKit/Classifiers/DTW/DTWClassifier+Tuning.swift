@@ -3,6 +3,13 @@
 extension DTWClassifier {
     /// The bands tried, as fractions of the longer length (`nil` = full window).
     static let tunedBands: [Double?] = [0, 0.02, 0.05, 0.1, 0.15, 0.2, nil]
+    /// The `derivative` weights tried beside off: the differences at half the values' scale and at it.
+    static let tunedDerivatives: [Float] = [0.5, 1]
+    /// Differences are taken only when their best row beats the best without them by more than this
+    /// fraction of the examples: leave-one-out on the few examples left in a spotting replay's
+    /// partitions picked them by one example where held-out gestures then lost (tuning replays,
+    /// Epilepsy 345 -> 339 of 360 at 0, 341 at 0.01, 345 at 0.02; GunPoint 60 -> 68 at each).
+    static let derivativeMargin = 0.02
 
     /// One candidate's leave-one-out result.
     public struct TuningRow: Sendable, Hashable {
@@ -10,22 +17,25 @@ extension DTWClassifier {
         public var variant: DTWVariant
         /// The band tried.
         public var band: DTWBand
+        /// The derivative weight tried (`nil` = off).
+        public var derivative: Float?
         /// Training examples whose nearest other example had their class.
         public var correct: Int
         /// Training examples classified.
         public var examples: Int
     }
 
-    /// Leave-one-out 1-NN accuracy of every variant and band on the prepared training examples.
-    /// The winner is the most accurate; ties go to the configured variant first, then the narrower
-    /// band (cheaper, and less warping to overfit with).
-    /// - Complexity: the cost of one pruned leave-one-out search per candidate (14 candidates).
-    func tuning(_ prepared: [Model], isCancelled: () -> Bool = { false }) -> [TuningRow] {
+    /// Leave-one-out 1-NN accuracy of every variant, band and derivative weight on the prepared
+    /// training examples (`prepared[k]` has the envelopes of band `k`, and its differences when
+    /// `derivative` is set). The winner (``chosen(_:)``) is the most accurate; ties go to the
+    /// configured variant, then the narrower band (cheaper, and less to overfit with).
+    /// - Complexity: the cost of one pruned leave-one-out search per candidate (14 per weight).
+    func tuning(_ prepared: [Model], derivative: Float? = nil) -> [TuningRow] {
         var rows: [TuningRow] = []
         let variants = [variant] + DTWVariant.allCases.filter { $0 != variant }
         for (k, fraction) in Self.tunedBands.enumerated() {
             let band: DTWBand = fraction.map { .fraction($0) } ?? .full
-            let model = prepared[k]
+            let model = prepared[k].whole
             for v in variants {
                 var searcher = Searcher(model: model)
                 var correct = 0
@@ -36,7 +46,8 @@ extension DTWClassifier {
                     }
                     if let best = d.indices.min(by: { d[$0] < d[$1] }), d[best].isFinite, best == model.labels[t] { correct += 1 }
                 }
-                rows.append(TuningRow(variant: v, band: band, correct: correct, examples: model.labels.count))
+                rows.append(TuningRow(variant: v, band: band, derivative: derivative, correct: correct,
+                                      examples: model.labels.count))
             }
         }
         return rows
@@ -49,17 +60,34 @@ extension DTWClassifier {
         return best
     }
 
-    /// Chooses `variant` and `band` on `all` (every training example as a template, prepared),
-    /// when `tune` is set and there are at least two examples per class on average.
+    /// The best row without differences, unless one with them is better by ``derivativeMargin``.
+    static func chosen(_ rows: [TuningRow]) -> TuningRow? {
+        guard let plain = best(rows.filter { $0.derivative == nil }) else { return best(rows) }
+        guard let d = best(rows.filter { $0.derivative != nil }),
+              Double(d.correct - plain.correct) > derivativeMargin * Double(d.examples) else { return plain }
+        return d
+    }
+
+    /// Chooses `variant`, `band` and `derivative` on `all` (every training example as a template,
+    /// prepared), when `tune` is set and there are at least two examples per class on average.
     mutating func tune(on all: Model) {
         guard tune, all.labels.count >= 2 * all.classes.count else { return }
-        let models = Self.tunedBands.map { f -> Model in
+        var models = Self.tunedBands.map { f -> Model in
             var m = all
             m.rebuildDerived(band: f.map { .fraction($0) } ?? .full)
             return m
         }
-        guard let b = Self.best(tuning(models)) else { return }
+        var rows = tuning(models)
+        for w in Self.tunedDerivatives {
+            let scales = models[0].differenceScales(weight: w)
+            for k in models.indices {
+                models[k].setDifferences(scales, band: Self.tunedBands[k].map { .fraction($0) } ?? .full)
+            }
+            rows += tuning(models, derivative: w)
+        }
+        guard let b = Self.chosen(rows) else { return }
         variant = b.variant
         band = b.band
+        derivative = b.derivative
     }
 }

@@ -30,7 +30,13 @@ public struct DTWClassifier: SequenceClassifier {
     public var medoids: Int?
     /// Choose `variant` and `band` by leave-one-out 1-NN accuracy on the training data when training
     /// (a leave-one-out table per variant and band); the chosen ones are kept in `variant` and `band`.
+    /// With `tune`, `derivative` is chosen too (among off and ``tunedDerivatives``).
     public var tune: Bool = false
+    /// Whole examples are compared with each channel's first difference beside it, weighted by this
+    /// times the ratio of the channel's spread to its difference's (derivative DTW, Górecki and
+    /// Łuczak 2013: two performances of one gesture differ more in level than in shape); `nil` = off.
+    /// Spotting still matches the raw channels; only the labelling of what it found uses them.
+    public var derivative: Float?
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
     /// training without retraining.
     public var nullRejection: Float? {
@@ -53,7 +59,11 @@ public struct DTWClassifier: SequenceClassifier {
         /// Live spotting thresholds' statistics; `nil` when the configuration cannot spot or the
         /// model was saved before calibration existed.
         package var spotting: SpottingCalibration? = nil
+        /// Per channel, the weight of its first difference in whole-example search; `nil` = none.
+        package var derivativeScales: [Float]? = nil
         // Derived at training and after decoding; not stored.
+        /// With `derivativeScales`, the same templates with the differences appended (one model).
+        var differenced: [Model] = []
         var offsets: [Int] = []
         var upper: [Float] = []
         var lower: [Float] = []
@@ -86,6 +96,7 @@ public struct DTWClassifier: SequenceClassifier {
             "band": { switch band { case .full: "full"; case .fraction(let f): "\(f) of length"; case .samples(let n): "\(n) samples" } }(),
             "preparation": "trim \(trim.map { "\($0)" } ?? "off"), resample \(resample.map { "\($0)" } ?? "off"), z-normalise \(zNormalize)",
             "model": medoids.map { "\($0) medoid(s) per class" } ?? "1-NN over all training examples",
+            "derivative": derivative.map { "weight \($0)" } ?? "off",
         ]
         if let model {
             s["templates"] = "\(model.lengths.count) (\(model.channels) channels)"
@@ -137,6 +148,8 @@ public struct DTWClassifier: SequenceClassifier {
                         rejection: NullRejection(k: nullRejection, classCount: classes.count))
         tune(on: all)
         all.rebuildDerived(band: band)
+        let scales = derivative.map { all.differenceScales(weight: $0) }
+        all.setDifferences(scales, band: band)
 
         var perClass = [[Float]](repeating: [], count: classes.count)
         if let k = medoids {
@@ -159,18 +172,20 @@ public struct DTWClassifier: SequenceClassifier {
                           labels: keep.map { labels[$0] },
                           rejection: NullRejection(k: nullRejection, classCount: classes.count))
             m.rebuildDerived(band: band)
+            m.setDifferences(scales, band: band)
             m.rejection.fitWidening(perClass)
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
             m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
             model = m
         } else {
             // Leave-one-out nearest same-class distance of every example.
-            var searcher = Searcher(model: all)
-            for t in all.labels.indices {
-                let c = all.labels[t]
-                let d = all.templates.withUnsafeBufferPointer { p in
-                    searcher.nearest(model: all, variant: variant, band: band,
-                                     query: p.baseAddress! + all.offsets[t], n: all.lengths[t],
+            let whole = all.whole
+            var searcher = Searcher(model: whole)
+            for t in whole.labels.indices {
+                let c = whole.labels[t]
+                let d = whole.templates.withUnsafeBufferPointer { p in
+                    searcher.nearest(model: whole, variant: variant, band: band,
+                                     query: p.baseAddress! + whole.offsets[t], n: whole.lengths[t],
                                      excluding: t, onlyClass: c)[c]
                 }
                 if d.isFinite { perClass[c].append(d) }
@@ -207,7 +222,8 @@ public struct DTWClassifier: SequenceClassifier {
     }
 
     /// Full within-class distance matrix (row-major `members.count` squared).
-    private func pairwise(_ model: Model, _ members: [Int]) -> [Float] {
+    private func pairwise(_ raw: Model, _ members: [Int]) -> [Float] {
+        let model = raw.whole
         let k = members.count
         var d = [Float](repeating: 0, count: k * k)
         var rows = [Float](repeating: 0, count: DTWKernel.scratchCount(n: model.maxLength, m: model.maxLength,
@@ -275,10 +291,12 @@ public struct DTWClassifier: SequenceClassifier {
         guard let model else { return .null(classCount: 0) }
         precondition(series.channelCount == model.channels,
                      "DTWClassifier: \(series.channelCount) channels, trained on \(model.channels)")
-        let (q, n) = preparation.prepare(series)
-        var searcher = Searcher(model: model)
+        var (q, n) = preparation.prepare(series)
+        if let scales = model.derivativeScales { q = Model.differenced(q, frames: n, scales: scales) }
+        let whole = model.whole
+        var searcher = Searcher(model: whole)
         let best = q.withUnsafeBufferPointer {
-            searcher.nearest(model: model, variant: variant, band: band, query: $0.baseAddress!, n: n,
+            searcher.nearest(model: whole, variant: variant, band: band, query: $0.baseAddress!, n: n,
                              excluding: nil, onlyClass: nil)
         }
         return DTWClassifier.prediction(perClass: best, rejection: model.rejection)
@@ -452,6 +470,64 @@ extension DTWClassifier.Model {
                     }
                 }
             }
+        }
+    }
+}
+
+extension DTWClassifier.Model {
+    /// What whole examples are searched in: the templates, with their differences when set.
+    var whole: Self { differenced.first ?? self }
+
+    /// Sets `derivativeScales` and builds the differenced templates (envelopes for `band`).
+    mutating func setDifferences(_ scales: [Float]?, band: DTWBand) {
+        derivativeScales = scales
+        differenced = []
+        guard let scales else { return }
+        var d = self
+        d.derivativeScales = nil
+        d.channels = 2 * channels
+        d.templates = []
+        d.templates.reserveCapacity(2 * templates.count)
+        for (i, n) in lengths.enumerated() {
+            d.templates += Self.differenced(Array(templates[offsets[i]..<(offsets[i] + n * channels)]), frames: n, scales: scales)
+        }
+        d.rebuildDerived(band: band)
+        differenced = [d]
+    }
+
+    /// A channel-major series followed by each channel's first difference times its scale; the first
+    /// frame takes the second's difference, so the appended channels have no step at the start.
+    static func differenced(_ x: [Float], frames n: Int, scales: [Float]) -> [Float] {
+        let c = scales.count
+        var out = x
+        out.reserveCapacity(2 * x.count)
+        for ch in 0..<c {
+            let base = ch * n
+            for t in 0..<n {
+                let i = n < 2 ? base : base + max(t, 1)
+                out.append(n < 2 ? 0 : (x[i] - x[i - 1]) * scales[ch])
+            }
+        }
+        return out
+    }
+
+    /// Per channel, `weight` times the spread of the templates' values over that of their first
+    /// differences, so a weight of 1 gives the differences the values' scale (0 for a still channel).
+    func differenceScales(weight: Float) -> [Float] {
+        (0..<channels).map { ch in
+            var s = 0.0, s2 = 0.0, d = 0.0, d2 = 0.0, count = 0.0, dc = 0.0, offset = 0
+            for n in lengths {
+                let base = offset + ch * n
+                offset += n * channels
+                for t in 0..<n {
+                    let v = Double(templates[base + t])
+                    s += v; s2 += v * v; count += 1
+                    if t > 0 { let e = v - Double(templates[base + t - 1]); d += e; d2 += e * e; dc += 1 }
+                }
+            }
+            guard count > 0, dc > 0 else { return 0 }
+            let sv = max(0, s2 / count - (s / count) * (s / count)), sd = max(0, d2 / dc - (d / dc) * (d / dc))
+            return sd > 1e-12 ? weight * Float((sv / sd).squareRoot()) : 0
         }
     }
 }
