@@ -23,31 +23,38 @@ extension DTWClassifier {
         public var correct: Int
         /// Training examples classified.
         public var examples: Int
+        /// False when the row stopped early, unable to win (see `tuning(_:derivative:beyond:)`).
+        public var complete = true
     }
 
     /// Leave-one-out 1-NN accuracy of every variant, band and derivative weight on the prepared
     /// training examples (`prepared[k]` has the envelopes of band `k`, and its differences when
     /// `derivative` is set). The winner (``chosen(_:)``) is the most accurate; ties go to the
     /// configured variant, then the narrower band (cheaper, and less to overfit with).
+    /// With `beyond`, a row stops once its count can no longer exceed `beyond` nor the rows before
+    /// it (it cannot be chosen then; its `correct` is the count so far and `complete` is false).
     /// - Complexity: the cost of one pruned leave-one-out search per candidate (14 per weight).
-    func tuning(_ prepared: [Model], derivative: Float? = nil) -> [TuningRow] {
+    func tuning(_ prepared: [Model], derivative: Float? = nil, beyond: Int? = nil) -> [TuningRow] {
         var rows: [TuningRow] = []
+        var bar = beyond
         let variants = [variant] + DTWVariant.allCases.filter { $0 != variant }
         for (k, fraction) in Self.tunedBands.enumerated() {
             let band: DTWBand = fraction.map { .fraction($0) } ?? .full
             let model = prepared[k].whole
             for v in variants {
                 var searcher = Searcher(model: model)
-                var correct = 0
+                var correct = 0, complete = true
                 for t in model.labels.indices {
+                    if let bar, correct + model.labels.count - t <= bar { complete = false; break }
                     let d = model.templates.withUnsafeBufferPointer { p in
                         searcher.nearest(model: model, variant: v, band: band, query: p.baseAddress! + model.offsets[t],
                                          n: model.lengths[t], excluding: t, onlyClass: nil)
                     }
                     if let best = d.indices.min(by: { d[$0] < d[$1] }), d[best].isFinite, best == model.labels[t] { correct += 1 }
                 }
+                if let b = bar, complete { bar = max(b, correct) }
                 rows.append(TuningRow(variant: v, band: band, derivative: derivative, correct: correct,
-                                      examples: model.labels.count))
+                                      examples: model.labels.count, complete: complete))
             }
         }
         return rows
@@ -78,12 +85,17 @@ extension DTWClassifier {
             return m
         }
         var rows = tuning(models)
+        // Rows with differences only count when they pass the margin, so each stops once it cannot.
+        guard let plain = Self.best(rows) else { return }
+        var beyond = plain.correct + Int((Self.derivativeMargin * Double(plain.examples)).rounded(.down))
         for w in Self.tunedDerivatives {
             let scales = models[0].differenceScales(weight: w)
             for k in models.indices {
                 models[k].setDifferences(scales, band: Self.tunedBands[k].map { .fraction($0) } ?? .full)
             }
-            rows += tuning(models, derivative: w)
+            let own = tuning(models, derivative: w, beyond: beyond)
+            beyond = max(beyond, own.filter(\.complete).map(\.correct).max() ?? beyond)
+            rows += own
         }
         guard let b = Self.chosen(rows) else { return }
         variant = b.variant
