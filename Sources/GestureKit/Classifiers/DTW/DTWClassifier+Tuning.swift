@@ -29,7 +29,7 @@ extension DTWClassifier {
 
     /// Leave-one-out 1-NN accuracy of every variant, band and derivative weight on the prepared
     /// training examples (`prepared[k]` has the envelopes of band `k`, and its differences when
-    /// `derivative` is set). The winner (``chosen(_:)``) is the most accurate; ties go to the
+    /// `derivative` is set). The winner (`chosen(_:)`) is the most accurate; ties go to the
     /// configured variant, then the narrower band (cheaper, and less to overfit with).
     /// With `beyond`, a row stops once its count can no longer exceed `beyond` nor the rows before
     /// it (it cannot be chosen then; its `correct` is the count so far and `complete` is false).
@@ -67,7 +67,7 @@ extension DTWClassifier {
         return best
     }
 
-    /// The best row without differences, unless one with them is better by ``derivativeMargin``.
+    /// The best row without differences, unless one with them is better by `derivativeMargin`.
     static func chosen(_ rows: [TuningRow]) -> TuningRow? {
         guard let plain = best(rows.filter { $0.derivative == nil }) else { return best(rows) }
         guard let d = best(rows.filter { $0.derivative != nil }),

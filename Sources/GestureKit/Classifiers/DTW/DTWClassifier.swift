@@ -30,7 +30,7 @@ public struct DTWClassifier: SequenceClassifier {
     public var medoids: Int?
     /// Choose `variant` and `band` by leave-one-out 1-NN accuracy on the training data when training
     /// (a leave-one-out table per variant and band); the chosen ones are kept in `variant` and `band`.
-    /// With `tune`, `derivative` is chosen too (among off and ``tunedDerivatives``).
+    /// With `tune`, `derivative` is chosen too (off, 0.5 or 1: `tunedDerivatives`).
     public var tune: Bool = false
     /// Whole examples are compared with each channel's first difference beside it, weighted by this
     /// times the ratio of the channel's spread to its difference's (derivative DTW, Górecki and
