@@ -11,8 +11,10 @@ import Testing
     }()
 
     /// Each channel's first difference appended, times `weight` x (spread of the channel's values /
-    /// spread of its differences, over every example), the first frame repeating the second's.
-    static func differenced(_ xs: [TimeSeries], weight: Float, scaledOn: [TimeSeries]? = nil) -> [TimeSeries] {
+    /// spread of its differences, over every example), the first frame repeating the second's. With
+    /// `clamped`, each difference first clamped to the largest step of its channel in `scaledOn`.
+    static func differenced(_ xs: [TimeSeries], weight: Float, scaledOn: [TimeSeries]? = nil,
+                            clamped: Bool = false) -> [TimeSeries] {
         let c = xs[0].channelCount, on = scaledOn ?? xs
         let scales: [Float] = (0..<c).map { ch in
             let v = on.flatMap { x in (0..<x.frameCount).map { Double(x.values[$0 * c + ch]) } }
@@ -23,12 +25,18 @@ import Testing
             }
             return weight * Float((variance(v) / variance(d)).squareRoot())
         }
+        let limits: [Float] = (0..<c).map { ch in
+            guard clamped else { return .infinity }
+            return on.flatMap { x in (1..<x.frameCount).map { abs(x.values[$0 * c + ch] - x.values[($0 - 1) * c + ch]) } }.max()!
+        }
         return xs.map { x in
             let n = x.frameCount
             let frames: [[Float]] = (0..<n).map { t in
                 let u = max(t, 1)
                 return (0..<c).map { x.values[t * c + $0] }
-                    + (0..<c).map { (x.values[u * c + $0] - x.values[(u - 1) * c + $0]) * scales[$0] }
+                    + (0..<c).map { ch in
+                        min(max(x.values[u * c + ch] - x.values[(u - 1) * c + ch], -limits[ch]), limits[ch]) * scales[ch]
+                    }
             }
             return TimeSeries(frames: frames)
         }
@@ -116,6 +124,29 @@ import Testing
         #expect(throws: GestureKitError.self) {
             try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: corrupt))
         }
+    }
+
+    /// A query's step larger than any template takes (a held level meeting a gesture's start) counts
+    /// in the differences as the largest step the templates take, no more.
+    @Test func aStepNoTemplateTakesIsClampedInTheDifferences() throws {
+        let xs = Self.data.examples.map(\.series), ys = Self.data.labelIndices.map { $0! }
+        let train = Array(xs.dropLast())
+        var c = DTWClassifier(variant: .dependent, band: .fraction(0.1))
+        c.derivative = 1
+        try c.train(train, labels: Array(ys.dropLast()), classes: Self.data.classes)
+        // The last example held 100 above its first frame for 10 frames before it starts.
+        let q = xs.last!, ch = q.channelCount
+        let held = (0..<10).flatMap { _ in (0..<ch).map { q.values[$0] + 100 } }
+        let stepped = TimeSeries(values: held + q.values, channelCount: ch)
+        let got = try #require(c.predict(stepped).distance)
+        var dtw = DTWDistance(variant: .dependent, band: .fraction(0.1))
+        func nearest(clamped: Bool) -> Float {
+            let d = Self.differenced(train + [stepped], weight: 1, scaledOn: train, clamped: clamped)
+            return d.dropLast().map { dtw.distance(d.last!, $0) }.min()!
+        }
+        let want = nearest(clamped: true), unclamped = nearest(clamped: false)
+        #expect(abs(got - want) <= 1e-4 * want, "\(got) against \(want)")
+        #expect(unclamped > 1.05 * want, "the step must matter: \(unclamped) unclamped against \(want)")
     }
 
     /// Two shapes (a bump, a dip) at levels that vary more between performances than the shapes

@@ -64,6 +64,9 @@ public struct DTWClassifier: SequenceClassifier {
         // Derived at training and after decoding; not stored.
         /// With `derivativeScales`, the same templates with the differences appended (one model).
         var differenced: [Model] = []
+        /// Per channel, the largest step between two frames of any template: a query's larger steps
+        /// are clamped to it before scaling (see ``differenced(_:frames:scales:limits:)``).
+        var differenceLimits: [Float]? = nil
         var offsets: [Int] = []
         var upper: [Float] = []
         var lower: [Float] = []
@@ -292,7 +295,9 @@ public struct DTWClassifier: SequenceClassifier {
         precondition(series.channelCount == model.channels,
                      "DTWClassifier: \(series.channelCount) channels, trained on \(model.channels)")
         var (q, n) = preparation.prepare(series)
-        if let scales = model.derivativeScales { q = Model.differenced(q, frames: n, scales: scales) }
+        if let scales = model.derivativeScales {
+            q = Model.differenced(q, frames: n, scales: scales, limits: model.differenceLimits)
+        }
         let whole = model.whole
         var searcher = Searcher(model: whole)
         let best = q.withUnsafeBufferPointer {
@@ -482,7 +487,9 @@ extension DTWClassifier.Model {
     mutating func setDifferences(_ scales: [Float]?, band: DTWBand) {
         derivativeScales = scales
         differenced = []
+        differenceLimits = nil
         guard let scales else { return }
+        differenceLimits = stepLimits()
         var d = self
         d.derivativeScales = nil
         d.channels = 2 * channels
@@ -497,18 +504,33 @@ extension DTWClassifier.Model {
 
     /// A channel-major series followed by each channel's first difference times its scale; the first
     /// frame takes the second's difference, so the appended channels have no step at the start.
-    static func differenced(_ x: [Float], frames n: Int, scales: [Float]) -> [Float] {
+    /// With `limits`, a difference is first clamped to its channel's limit: a step no template takes
+    /// is where a held level meets a gesture's start, not movement, and unclamped it outweighs the
+    /// whole gesture.
+    static func differenced(_ x: [Float], frames n: Int, scales: [Float], limits: [Float]? = nil) -> [Float] {
         let c = scales.count
         var out = x
         out.reserveCapacity(2 * x.count)
         for ch in 0..<c {
-            let base = ch * n
+            let base = ch * n, limit = limits?[ch] ?? .infinity
             for t in 0..<n {
                 let i = n < 2 ? base : base + max(t, 1)
-                out.append(n < 2 ? 0 : (x[i] - x[i - 1]) * scales[ch])
+                out.append(n < 2 ? 0 : min(max(x[i] - x[i - 1], -limit), limit) * scales[ch])
             }
         }
         return out
+    }
+
+    /// Per channel, the largest absolute step between consecutive frames of any template.
+    func stepLimits() -> [Float] {
+        var limits = [Float](repeating: 0, count: channels)
+        for (i, n) in lengths.enumerated() where n > 1 {
+            for ch in 0..<channels {
+                let base = offsets[i] + ch * n
+                for t in 1..<n { limits[ch] = max(limits[ch], abs(templates[base + t] - templates[base + t - 1])) }
+            }
+        }
+        return limits
     }
 
     /// Per channel, `weight` times the spread of the templates' values over that of their first
