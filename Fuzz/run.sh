@@ -5,8 +5,8 @@
 # TIMEOUT=s per input (default 1; raise it on a loaded machine, then replay with replay.sh);
 # RUNS=n stops a harness after n executions (SECONDS still caps it): RUNS=1000000 for the 10^6 goal.
 # BUILD_ONLY=1 builds the harnesses and runs none; SKIP_BUILD=1 runs them as last built. CONFIG=debug
-# builds them unoptimised: 2 minutes instead of 3.5 here, a fifth of the executions a second, and
-# Swift's debug-only assertions checked (CI's smoke builds so, while its main build runs).
+# builds them unoptimised: 2 minutes instead of 3.5 here, a quarter to two thirds of the executions
+# a second, and Swift's debug-only assertions checked (CI's smoke builds so, while its main build runs).
 # A harness that crashes, leaks or takes over 1 s on an input stops with its input saved in
 # Fuzz/.artifacts/<harness>/ and this script exits 1. Prints one line per harness: runs, edges.
 set -uo pipefail
