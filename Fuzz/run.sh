@@ -4,9 +4,8 @@
 # Usage: Fuzz/run.sh [SECONDS] [HARNESS...]   Env: JOBS=n harnesses at a time (default 1);
 # TIMEOUT=s per input (default 1; raise it on a loaded machine, then replay with replay.sh);
 # RUNS=n stops a harness after n executions (SECONDS still caps it): RUNS=1000000 for the 10^6 goal.
-# BUILD_ONLY=1 builds the harnesses and runs none; SKIP_BUILD=1 runs them as last built. CONFIG=debug
-# builds them unoptimised: 2 minutes instead of 3.5 here, a quarter to two thirds of the executions
-# a second, and Swift's debug-only assertions checked (CI's smoke builds so, while its main build runs).
+# CONFIG=debug builds the harnesses unoptimised (CI's smoke): 2 minutes instead of 3.5 here, a quarter
+# to two thirds of the executions a second, and Swift's debug-only assertions checked.
 # A harness that crashes, leaks or takes over 1 s on an input stops with its input saved in
 # Fuzz/.artifacts/<harness>/ and this script exits 1. Prints one line per harness: runs, edges.
 set -uo pipefail
@@ -19,7 +18,6 @@ CONFIG=${CONFIG:-release}
 declare -A DICT=([FuzzCSV]=csv [FuzzGRT]=grt [FuzzTS]=ts [FuzzHAPT]=hapt [FuzzPipelineFile]=json
                  [FuzzSpec]=json [FuzzLine]=line [FuzzOSC]=osc [FuzzUDP]=udp)
 for h in "${HARNESSES[@]}"; do
-  [[ -n ${SKIP_BUILD:-} ]] && break
   # One product at a time: building the whole package would also link the gesture CLI.
   # A failed build stops here: under pipefail, piping it into grep would let stale binaries run.
   out=$(swift build -c "$CONFIG" --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address \
@@ -27,7 +25,6 @@ for h in "${HARNESSES[@]}"; do
     echo "Fuzz/run.sh: $h did not build" >&2; exit 2; }
   echo "$out" | grep -E "warning: unre" && exit 2
 done
-[[ -n ${BUILD_ONLY:-} ]] && { echo "Fuzz/run.sh: built ${HARNESSES[*]}"; exit 0; }
 mkdir -p .logs
 run_one() {
   local h=$1
