@@ -119,6 +119,32 @@ import Testing
         #expect(throws: GestureKitError.self) { try bad.validate() }
     }
 
+    /// A classifier built in code never passes through `validate()` on load, so `train` refuses
+    /// each setting out of range itself, naming it, before any example is prepared.
+    @Test func trainRefusesSettingsOutOfRange() throws {
+        let (series, labels) = Self.synthetic(count: 12, seed: 3)
+        var bad: [(String, DTWClassifier)] = []
+        var c = DTWClassifier(); c.derivative = -1; bad.append(("derivative", c))
+        c = DTWClassifier(); c.derivative = .nan; bad.append(("derivative", c))
+        c = DTWClassifier(); c.trim = 1; bad.append(("trim", c))
+        c = DTWClassifier(); c.nullRejection = .infinity; bad.append(("nullRejection", c))
+        c = DTWClassifier(); c.band = .fraction(1.5); bad.append(("band", c))
+        c = DTWClassifier(); c.medoids = 0; bad.append(("medoids", c))
+        for (field, classifier) in bad {
+            var t = classifier
+            do {
+                try t.train(series, labels: labels, classes: ["a", "b", "c"])
+                Issue.record("trained with \(field) out of range")
+            } catch let e as GestureKitError {
+                #expect(e.field == field)
+            }
+            #expect(t.model == nil)
+        }
+        var good = DTWClassifier(); good.derivative = 0.5
+        try good.train(series, labels: labels, classes: ["a", "b", "c"])
+        #expect(good.model != nil)
+    }
+
     /// The same spec through the pipeline's stage decoding (which handles `kind` and rejects keys a
     /// stage does not know).
     @Test func specDecodesThroughPipeline() throws {

@@ -116,6 +116,13 @@ extension DTWClassifier {
     /// Checks configuration ranges and, when trained, that templates, lengths, labels and
     /// thresholds agree and are finite.
     public func validate() throws {
+        try checkSettings()
+        if let model { try DTWClassifier.checkShapes(model, band: band) }
+    }
+
+    /// The configuration's ranges: checked on load and again before training, since a classifier
+    /// built in code reaches `train` without a load.
+    func checkSettings() throws {
         if case .fraction(let f) = band, !(f >= 0 && f <= 1) { throw GestureKitError("must be in [0, 1], got \(f)", field: "band") }
         if case .samples(let s) = band, s < 0 { throw GestureKitError("must be non-negative", field: "bandSamples") }
         if let trim, !(trim >= 0 && trim < 1) { throw GestureKitError("must be in [0, 1)", field: "trim") }
@@ -123,7 +130,6 @@ extension DTWClassifier {
         if let medoids, medoids < 1 { throw GestureKitError("must be at least 1", field: "medoids") }
         if let k = nullRejection, !k.isFinite { throw GestureKitError("must be finite", field: "nullRejection") }
         if let w = derivative, !(w.isFinite && w >= 0) { throw GestureKitError("must be finite and non-negative", field: "derivative") }
-        if let model { try DTWClassifier.checkShapes(model, band: band) }
     }
 
     static func checkShapes(_ m: Model, band: DTWBand) throws {

@@ -139,10 +139,7 @@ public struct DTWClassifier: SequenceClassifier {
                 throw GestureKitError("label \(labels[i]) of example \(i) is not a class index", field: "labels")
             }
         }
-        if let medoids, medoids < 1 { throw GestureKitError("must be at least 1", field: "medoids") }
-        if let resample, resample < 2 { throw GestureKitError("must be at least 2", field: "resample") }
-        if case .fraction(let f) = band, !(f >= 0 && f <= 1) { throw GestureKitError("must be in [0, 1]", field: "band") }
-        if case .samples(let s) = band, s < 0 { throw GestureKitError("must be non-negative", field: "bandSamples") }
+        try checkSettings()
 
         let prep = preparation
         let prepared = examples.map { prep.prepare($0) }
