@@ -9,8 +9,8 @@ struct Evaluate: ParsableCommand {
             gesture evaluate PIPELINE DATA [--json] [--plot FILE.svg]
             gesture evaluate DATA (--classifier NAME | --spec FILE) --folds K [--group-by session|user] [--seed S] [--json]
             gesture evaluate PIPELINE RECORDING --stream [--events A,B] [--json]
-            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--still-noise F] [--seed S]
-            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay --unlearned [--gap 200] [--still ...] [--still-noise F] [--seed S]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay [--holdout 3] [--partitions 5] [--gap 200] [--still last|first|zeros|all] [--still-noise F] [--seed S] [--trace]
+            gesture evaluate DATA (--classifier NAME | --spec FILE) --spotting-replay --unlearned [--gap 200] [--still ...] [--still-noise F] [--seed S] [--trace]
 
             --stream replays continuous recordings (per-row labels, unlabelled rows = null) frame by frame,
             as live, and reports frame accuracy, event precision / recall / F1, false activations per
@@ -62,6 +62,9 @@ struct Evaluate: ParsableCommand {
     @Option(help: "With --spotting-replay: Gaussian noise on the still frames, as a fraction of each channel's standard deviation (e.g. 0.01).")
     var stillNoise: Float = 0
 
+    @Flag(help: "With --spotting-replay: also list each gesture not reported once with its label (its frames in the stream, what was reported, what it is classified as whole) and each false detection. --json always includes them.")
+    var trace = false
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
@@ -76,6 +79,7 @@ struct Evaluate: ParsableCommand {
             return
         }
         if unlearned { throw ValidationError("--unlearned goes with --spotting-replay") }
+        if trace { throw ValidationError("--trace goes with --spotting-replay") }
         if holdout != nil || partitions != nil { throw ValidationError("--holdout and --partitions go with --spotting-replay") }
         if stream && (folds != nil || inputs.count != 2) { throw ValidationError("--stream takes a pipeline and a recording, without --folds") }
         if events != nil && !stream { throw ValidationError("--events goes with --stream") }
@@ -179,6 +183,8 @@ extension Evaluate {
             ? try Evaluation.unlearnedReplay(spec, on: data, gap: gap, seed: seed, still: modes, noise: stillNoise)
             : try Evaluation.spottingReplay(spec, on: data, holdout: holdout ?? 3, partitions: partitions ?? 5, gap: gap,
                                             seed: seed, still: modes, noise: stillNoise)
-        if json { try printJSON(report) } else { print(report.text, terminator: "") }
+        if json { return try printJSON(report) }
+        print(report.text, terminator: "")
+        if trace { print("\n" + report.traceText, terminator: "") }
     }
 }

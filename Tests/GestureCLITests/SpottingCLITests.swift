@@ -68,7 +68,11 @@ import GestureKit
         #expect(parts.allSatisfy { $0["gestures"] as? Int == 10 && $0["missed"] as? Int == 10 }, "\(u.stdout)")
         let plain = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--unlearned", "--gap", "100"])
         #expect(plain.stdout.contains("total: 20 of 20 gestures of unlearned classes rejected"), "\(plain.stdout)")
-        for flags in [["--spotting-replay", "--unlearned", "--holdout", "2"], ["--unlearned"], ["--partitions", "2"]] {
+        // --trace lists what went wrong, gesture by gesture; here nothing did (all 20 rejected).
+        let traced = try CLI.run(["evaluate", data, "--classifier", "dtw", "--spotting-replay", "--unlearned", "--gap", "100", "--trace"])
+        #expect(traced.stdout.hasSuffix("\nnothing to trace: every gesture as it should be (reported once with its label, or rejected if unlearned), no false detection\n"),
+                "\(traced.stdout)")
+        for flags in [["--spotting-replay", "--unlearned", "--holdout", "2"], ["--unlearned"], ["--partitions", "2"], ["--trace"]] {
             let r = try CLI.run(["evaluate", data, "--classifier", "dtw"] + flags)
             #expect(r.status == 64, "\(flags): \(r.stderr)")
         }

@@ -252,6 +252,24 @@ enum SyntheticGestures {
         let report = SpottingReplayReport(partitions: [p, p], holdout: 1, gap: 200)
         #expect(report.perClass["Standing"]?.namedAs == ["Running": 2])
         #expect(report.text.contains("per class:") && report.text.contains("Running 2"), "\(report.text)")
+
+        // The outcomes are the gestures in stream order, at their frames (200 still ones before
+        // each), then the false detections; the counts are theirs.
+        let streamed = p.outcomes.filter { $0.label != nil }
+        #expect(streamed.map(\.label) == ["Running", "Walking", "Standing"])
+        var next = 200
+        for (o, g) in zip(streamed, gestures) {
+            #expect(o.start == next && o.end == next + g.series.frameCount - 1, "\(o)")
+            next = o.end + 1 + 200
+        }
+        #expect(streamed.count { $0.isCorrect } == p.correct)
+        #expect(streamed.count { $0.reported.isEmpty } == p.missed)
+        #expect(streamed.reduce(0) { $0 + max($1.reported.count - 1, 0) } == p.repeated)
+        #expect(p.outcomes.count { $0.label == nil } == p.falseDetections)
+        #expect(streamed.count { $0.whole == $0.label } == p.wholeCorrect)
+        #expect(streamed[2].reported.first == "Running")
+        #expect(report.traceText.contains("seed 0 last: gesture 3 of 3, Standing, frames \(streamed[2].start)-\(streamed[2].end): reported Running"),
+                "\(report.traceText)")
     }
 
     /// Five recordings per letter, three held out: the pipeline trains on two per class, whose two

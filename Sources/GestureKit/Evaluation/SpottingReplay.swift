@@ -39,6 +39,9 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         /// In an unlearned-class replay (``Evaluation/unlearnedReplay(_:on:gap:seed:still:noise:)``),
         /// the class left out of training, whose gestures were streamed; `nil` otherwise.
         public var unlearned: String? = nil
+        /// Each gesture streamed, in stream order, then each false detection: where the counts
+        /// come from, for tracing a miss back to its frames.
+        public var outcomes: [Outcome] = []
 
         /// Every gesture reported once with its label, nothing else.
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
@@ -52,6 +55,24 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
             repeated += t.repeated
             perClass[label, default: ClassTally()].add(t)
         }
+    }
+
+    /// One gesture of a replay's stream and what was reported over it, or one report over none.
+    public struct Outcome: Sendable, Codable, Hashable {
+        /// The gesture's label; `nil` for a report that overlaps no gesture (a false detection).
+        public var label: String?
+        /// The gesture's first frame in the stream (for a false detection, the report's).
+        public var start: Int
+        /// The gesture's last frame in the stream (for a false detection, the report's).
+        public var end: Int
+        /// The labels reported over it, in order ("null" for a report without one); empty: missed.
+        public var reported: [String] = []
+        /// What the pipeline names the gesture classified whole at its true boundaries ("null":
+        /// rejected); `nil` for a false detection or a gesture of a class it never learned.
+        public var whole: String? = nil
+
+        /// Reported once, with the gesture's own label.
+        public var isCorrect: Bool { label != nil && reported == [label!] }
     }
 
     /// One class's gestures in a replay.
@@ -146,6 +167,27 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
                 + "\n"
         }
         return s
+    }
+
+    /// Every gesture not reported once with its own label (in an unlearned-class replay: every one
+    /// reported at all) and every false detection, one line each, partition by partition: the
+    /// stream frames to look at, what was reported over them and what the pipeline names the
+    /// gesture classified whole.
+    public var traceText: String {
+        var s = ""
+        for p in partitions {
+            let tag = "seed \(p.seed) \(p.still.rawValue)" + (p.unlearned.map { " unlearned \($0)" } ?? "")
+            for (i, o) in p.outcomes.enumerated() where p.unlearned == nil ? !o.isCorrect : !o.reported.isEmpty {
+                let reported = o.reported.isEmpty ? "missed" : "reported " + o.reported.joined(separator: ", ")
+                if let label = o.label {
+                    s += "\(tag): gesture \(i + 1) of \(p.gestures), \(label), frames \(o.start)-\(o.end): \(reported)"
+                        + (o.whole.map { "; classified whole: \($0)" } ?? "") + "\n"
+                } else {
+                    s += "\(tag): false detection, frames \(o.start)-\(o.end): \(reported)\n"
+                }
+            }
+        }
+        return s.isEmpty ? "nothing to trace: every gesture as it should be (reported once with its label, or rejected if unlearned), no false detection\n" : s
     }
 
     /// Counted names, most frequent first: "Walking 3, Running 1".
@@ -332,10 +374,12 @@ extension Evaluation {
         detections += live.flush()
         var result = SpottingReplayReport.Partition(seed: seed, still: still)
         var charged = [[Detection]](repeating: [], count: spans.count)
+        var strays: [SpottingReplayReport.Outcome] = []
         for d in detections {
             let overlaps = spans.map { $0.range.overlapCount(d.start, d.end) }
             guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else {
                 result.falseDetections += 1
+                strays.append(.init(label: nil, start: d.start, end: d.end, reported: [d.label ?? "null"]))
                 continue
             }
             charged[best].append(d)
@@ -354,11 +398,16 @@ extension Evaluation {
                 t.missed = 1
             }
             result.add(t, of: spans[i].label)
+            result.outcomes.append(.init(label: spans[i].label, start: spans[i].range.lowerBound, end: spans[i].range.upperBound,
+                                         reported: ds.map { $0.label ?? "null" }))
         }
         // A gesture of a class the pipeline never learned cannot be right: not classified (unlearned replays).
-        result.wholeCorrect = try gestures.count { g in
-            try g.label.map(pipeline.classes.contains) == true && pipeline.label(of: pipeline.predict(g.series)) == g.label
+        for (i, g) in gestures.enumerated() where g.label.map(pipeline.classes.contains) == true {
+            let named = try pipeline.label(of: pipeline.predict(g.series))
+            result.outcomes[i].whole = named ?? "null"
+            if named == g.label { result.wholeCorrect += 1 }
         }
+        result.outcomes += strays
         return result
     }
 }
