@@ -72,7 +72,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         public var whole: String? = nil
 
         /// Reported once, with the gesture's own label.
-        public var isCorrect: Bool { label != nil && reported == [label!] }
+        public var isCorrect: Bool { label.map { reported == [$0] } ?? false }
     }
 
     /// One class's gestures in a replay.
