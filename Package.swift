@@ -16,14 +16,11 @@ let package = Package(
         // The studio's web server; only GestureStudio and the CLI link it, never GestureKit.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
-        // `gesture studio --tls`: HummingbirdTLS serves over NIOSSL; the self-signed certificate made at
-        // start comes from swift-certificates (and swift-crypto's P-256). Crypto 3.x: 4.x compiles
-        // post-quantum code the studio never uses.
+        // `gesture studio --tls`: HummingbirdTLS serves over NIOSSL. The self-signed certificate made at
+        // start is signed by the openssl command (StudioCertificate): swift-crypto and
+        // swift-certificates for one signature per start compiled a second BoringSSL.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
-        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -47,9 +44,6 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [.embedInCode("Page/studio.html")]
         ),
@@ -67,8 +61,6 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "X509", package: "swift-certificates"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
         ]),
     ]
 )

@@ -2,9 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-import SwiftASN1
 import Testing
-import X509
 @testable import GestureStudio
 
 /// `gesture studio --tls`: the certificate made at start, and the real server asked over TLS by a
@@ -13,22 +11,80 @@ import X509
     @Test func theCertificateNamesTheHostsIsShortLivedAndSelfSigned() throws {
         let now = Date()
         let made = try StudioCertificate.make(hosts: ["192.168.1.20", "[fe80::1]", "studio.local", "0.0.0.0"], now: now)
-        let cert = try Certificate(derEncoded: made.certificateDER)
-        let names = try #require(try cert.extensions.subjectAlternativeNames)
-        #expect(names.contains(.ipAddress(ASN1OctetString(contentBytes: [192, 168, 1, 20]))))
-        #expect(names.contains(.ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))))
-        #expect(names.contains(.ipAddress(ASN1OctetString(contentBytes: [0xfe, 0x80] + Array(repeating: 0, count: 13) + [1]))))
-        #expect(names.contains(.dnsName("studio.local")) && names.contains(.dnsName("localhost")))
-        #expect(!names.contains(.ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0]))), "a wildcard bind address is no name")
-        #expect(cert.notValidBefore <= now && cert.notValidAfter > now)
-        #expect(cert.notValidAfter.timeIntervalSince(cert.notValidBefore) <= 8 * 24 * 3600)
-        #expect(try cert.extensions.extendedKeyUsage?.contains(.serverAuth) == true)
-        #expect(try cert.extensions.basicConstraints == .notCertificateAuthority)
-        #expect(cert.publicKey.isValidSignature(cert.signature, for: cert))
-        // A fresh key every start.
-        let again = try Certificate(derEncoded: try StudioCertificate.make(hosts: []).certificateDER)
-        #expect(again.publicKey != cert.publicKey)
+        let cert = try NIOSSLCertificate(bytes: made.certificateDER, format: .der)
+        var ips: [[UInt8]] = [], dns: [String] = []
+        for name in cert._subjectAlternativeNames() {
+            let bytes = name.contents.withUnsafeBufferPointer { Array($0) }
+            switch name.nameType {
+            case .ipAddress: ips.append(bytes)
+            case .dnsName: dns.append(String(decoding: bytes, as: UTF8.self))
+            default: Issue.record("an unexpected name type \(name.nameType)")
+            }
+        }
+        #expect(ips.contains([192, 168, 1, 20]) && ips.contains([127, 0, 0, 1]))
+        #expect(ips.contains([0xfe, 0x80] + Array(repeating: 0, count: 13) + [1]))
+        #expect(ips.contains(Array(repeating: 0, count: 15) + [1]))
+        #expect(dns == ["studio.local", "localhost"])
+        #expect(!ips.contains([0, 0, 0, 0]), "a wildcard bind address is no name")
+        #expect(Double(cert.notValidBefore) <= now.timeIntervalSince1970 - 3599 && Double(cert.notValidAfter) > now.timeIntervalSince1970)
+        #expect(Double(cert.notValidBefore) == made.notValidBefore.timeIntervalSince1970 && Double(cert.notValidAfter) == made.notValidAfter.timeIntervalSince1970)
+        #expect(made.notValidAfter.timeIntervalSince(made.notValidBefore) <= 8 * 24 * 3600)
+
+        // Read by OpenSSL, which parses and checks it on its own: the extensions, and the
+        // signature verified with the certificate's own key.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("studio-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pem = dir.appendingPathComponent("c.pem")
+        let text = try openssl(["x509", "-inform", "DER", "-noout", "-text"], input: made.certificateDER)
+        #expect(text.contains("Version: 3"))
+        #expect(text.contains("Signature Algorithm: ecdsa-with-SHA256"))
+        #expect(text.contains("O = GestureKit, CN = gesture studio") || text.contains("O=GestureKit, CN=gesture studio"))
+        #expect(text.contains("X509v3 Basic Constraints: critical") && text.contains("CA:FALSE"))
+        #expect(text.contains("TLS Web Server Authentication"))
+        #expect(text.contains("DNS:studio.local") && text.contains("IP Address:192.168.1.20") && text.contains("IP Address:FE80:0:0:0:0:0:0:1"))
+        #expect(text.contains("prime256v1") || text.contains("P-256"))
+        #expect(!text.contains("X509v3 Key Usage"), "no KeyUsage, so a client can pin it as its own root")
+        try Data(try openssl(["x509", "-inform", "DER", "-outform", "PEM"], input: made.certificateDER).utf8).write(to: pem)
+        let verified = try openssl(["verify", "-check_ss_sig", "-partial_chain", "-trusted", pem.path, pem.path])
+        #expect(verified.contains(": OK"), "\(verified)")
+        // The printed fingerprint is the certificate's SHA-256.
+        let sha = try openssl(["x509", "-inform", "DER", "-noout", "-fingerprint", "-sha256"], input: made.certificateDER)
+        #expect(sha.trimmingCharacters(in: .whitespacesAndNewlines).hasSuffix("=" + made.fingerprint), "\(sha) against \(made.fingerprint)")
         #expect(made.fingerprint.split(separator: ":").count == 32)
+
+        // A fresh key every start.
+        let again = try NIOSSLCertificate(bytes: try StudioCertificate.make(hosts: []).certificateDER, format: .der)
+        #expect(try again.extractPublicKey().toSPKIBytes() != cert.extractPublicKey().toSPKIBytes())
+    }
+
+    @Test func withoutTheOpensslCommandTheErrorSaysWhatToInstall() {
+        #expect {
+            try StudioCertificate.make(hosts: [], openssl: "gesture-no-such-openssl")
+        } throws: { error in
+            let m = (error as? StudioError)?.message ?? ""
+            return m.contains("gesture-no-such-openssl") && m.contains("not found") && m.contains("install")
+        }
+    }
+
+    @Test func derLengthsAndObjectIdentifiersFollowX690() {
+        #expect(DER.tlv(0x04, Array(repeating: 7, count: 127)).prefix(2) == [0x04, 0x7F])
+        #expect(DER.tlv(0x04, Array(repeating: 7, count: 128)).prefix(3) == [0x04, 0x81, 0x80])
+        #expect(DER.tlv(0x04, Array(repeating: 7, count: 300)).prefix(4) == [0x04, 0x82, 0x01, 0x2C])
+        // X.690 8.19.5's example arcs and a real one with a multi-byte arc.
+        #expect(DER.oid("2.999.3") == [0x06, 0x03, 0x88, 0x37, 0x03])
+        #expect(DER.oid("1.2.840.10045.4.3.2") == [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x04, 0x03, 0x02])
+        #expect(DER.integer([0x00, 0x00, 0x05]) == [0x02, 0x01, 0x05])
+        #expect(DER.integer([0x80]) == [0x02, 0x02, 0x00, 0x80])
+        #expect(DER.integer([]) == [0x02, 0x01, 0x00])
+        // UTCTime until 2049, GeneralizedTime from 2050 (RFC 5280 4.1.2.5).
+        #expect(DER.time(Date(timeIntervalSince1970: 0)) == DER.tlv(0x17, Array("700101000000Z".utf8)))
+        #expect(DER.time(Date(timeIntervalSince1970: 2_524_608_000)) == DER.tlv(0x18, Array("20500101000000Z".utf8)))
+    }
+
+    /// Runs the openssl command with `input` on stdin; its stdout (its stderr when it fails).
+    func openssl(_ arguments: [String], input: [UInt8] = []) throws -> String {
+        String(decoding: try OpenSSLCommand(path: "openssl").run(arguments, input: input, step: "check the certificate"), as: UTF8.self)
     }
 
     @Test(arguments: ["bad host", "-lead.example", "exämple.local", ""])
