@@ -141,6 +141,28 @@ enum SyntheticGestures {
         #expect(cal(impostor: 10_000, falseCost: 160).thresholds(k: 3) == [Float(160).nextDown])
     }
 
+    /// The cap among confusions (matches that beat another class's gesture in training): the
+    /// cheapest one, unless taking the cheapest few buys more than `confusionWeight` own matches
+    /// apiece; own matches above `own` buy nothing.
+    @Test func aConfusionIsAcceptedOnlyWhenItBuysEnoughOwnMatches() {
+        let w = SpottingCalibration.confusionWeight
+        let trues: [Float] = (1...10).map { Float($0) }
+        // No confusion: nothing caps.
+        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: []) == .greatestFiniteMagnitude)
+        // Above every own match: the cheapest confusion, as before.
+        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: [12, 15]) == 12)
+        // One stray confusion at 2.5 below eight own matches: taking it buys 8 for the price of w.
+        let stray = SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: [2.5, 30])
+        #expect(stray == (8 > w ? 30 : 2.5))
+        // The same, but `own` already stops at 3: taking it buys one match, never worth it.
+        #expect(SpottingCalibration.confusionCap(own: 3, trueCosts: trues, confusions: [2.5, 30]) == 2.5)
+        // As many confusions as own matches among them: never taken at a weight of 1 or more.
+        let mixed: [Float] = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5]
+        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: mixed) == 1.5)
+        // Order of the inputs does not matter.
+        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues.reversed(), confusions: [30, 2.5]) == stray)
+    }
+
     /// Real letters: each class's cheapest match on the other letters is far above its own matches.
     @Test(.enabled(if: TestData.hasShared)) func impostorCostsOfGRTLettersAreFarAboveTrueCosts() throws {
         let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))

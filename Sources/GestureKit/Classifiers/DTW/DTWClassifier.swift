@@ -211,7 +211,8 @@ public struct DTWClassifier: SequenceClassifier {
 
     private func calibratedSpotting(_ m: Model, _ examples: [TimeSeries], _ labels: [Int], _ templateOf: [Int?]) -> SpottingCalibration? {
         guard canSpot else { return nil }
-        return SpottingCalibration.calibrate(m, examples: examples, labels: labels, templateOf: templateOf)
+        return SpottingCalibration.calibrate(m, examples: examples, labels: labels, templateOf: templateOf,
+                                             k: nullRejection ?? SpottingCalibration.defaultK)
     }
 
     /// A class with a single example has no leave-one-out distance: it borrows the pooled distances
