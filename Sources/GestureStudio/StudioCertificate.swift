@@ -155,8 +155,11 @@ struct OpenSSLCommand {
             throw StudioError("--tls: could not run `\(path)` to \(step): \(error.localizedDescription)")
         }
         // Outputs are a few hundred bytes, inputs too: far below a pipe's buffer, so writing
-        // all before reading cannot block.
-        stdin.fileHandleForWriting.write(Data(input))
+        // all before reading cannot block. An openssl that exits before reading its input would
+        // raise SIGPIPE and end the studio: ignored (a server's usual setting), the write fails
+        // instead and the exit status below says why.
+        signal(SIGPIPE, SIG_IGN)
+        try? stdin.fileHandleForWriting.write(contentsOf: Data(input))
         try? stdin.fileHandleForWriting.close()
         let out = stdout.fileHandleForReading.readDataToEndOfFile()
         let err = stderr.fileHandleForReading.readDataToEndOfFile()

@@ -67,6 +67,23 @@ import Testing
         }
     }
 
+    /// An openssl that fails without reading the key it is given: an error naming the step, not
+    /// a studio ended by SIGPIPE.
+    @Test func anOpensslThatFailsEarlyIsReportedByStep() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("studio-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fake = dir.appendingPathComponent("openssl")
+        try "#!/bin/sh\necho 'no such option' >&2\nexit 3\n".write(to: fake, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: fake.path)
+        #expect {
+            try OpenSSLCommand(path: fake.path).run(["ec"], input: Array(repeating: 65, count: 200_000), step: "read the key's public half")
+        } throws: { error in
+            let m = (error as? StudioError)?.message ?? ""
+            return m.contains("read the key's public half") && m.contains("exit 3") && m.contains("no such option")
+        }
+    }
+
     @Test func derLengthsAndObjectIdentifiersFollowX690() {
         #expect(DER.tlv(0x04, Array(repeating: 7, count: 127)).prefix(2) == [0x04, 0x7F])
         #expect(DER.tlv(0x04, Array(repeating: 7, count: 128)).prefix(3) == [0x04, 0x81, 0x80])

@@ -17,7 +17,7 @@
 /// `falseCosts`: the cheapest match on held frames alone, so a still stretch that fooled the
 /// spotter in training is rejected live, and the cheapest match that beat another class's
 /// gesture, unless accepting the cheapest few such confusions gains more of the class's own
-/// matches than it costs (``confusionCap(own:trueCosts:confusions:)``): where two classes lie
+/// matches than it costs (`confusionCap`): where two classes lie
 /// close, one stray confusion no longer rejects most of a class.
 public struct SpottingCalibration: Sendable, Hashable {
     /// Mean and standard deviation of each class's leave-one-out subsequence match costs.
