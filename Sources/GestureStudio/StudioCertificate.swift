@@ -69,14 +69,14 @@ public struct StudioCertificate: Sendable {
             DER.sequence([DER.oid("2.5.29.17"), DER.octetString(DER.sequence(alternativeNames))]),
         ]
         let toBeSigned = DER.sequence([
-            DER.tagged(0xA0, DER.integer([2])),  // v3
+            DER.tlv(0xA0, DER.integer([2])),  // [0] version: v3
             DER.integer(serial),
             signatureAlgorithm,
             subject,
             DER.sequence([DER.time(start), DER.time(end)]),
             subject,
             publicKeyInfo,
-            DER.tagged(0xA3, DER.sequence(extensions)),
+            DER.tlv(0xA3, DER.sequence(extensions)),  // [3] extensions
         ])
         // The key comes in on stdin (read as a file named /dev/stdin), the data from a file:
         // what is on disk is only what the certificate shows anyway.
@@ -193,7 +193,6 @@ enum DER {
 
     static func sequence(_ items: [[UInt8]]) -> [UInt8] { tlv(0x30, items.flatMap { $0 }) }
     static func set(_ items: [[UInt8]]) -> [UInt8] { tlv(0x31, items.flatMap { $0 }) }
-    static func tagged(_ tag: UInt8, _ content: [UInt8]) -> [UInt8] { tlv(tag, content) }
     static func boolean(_ value: Bool) -> [UInt8] { tlv(0x01, [value ? 0xFF : 0x00]) }
     static func octetString(_ bytes: [UInt8]) -> [UInt8] { tlv(0x04, bytes) }
     static func bitString(_ bytes: [UInt8]) -> [UInt8] { tlv(0x03, [0] + bytes) }

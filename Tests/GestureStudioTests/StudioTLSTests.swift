@@ -32,8 +32,7 @@ import Testing
 
         // Read by OpenSSL, which parses and checks it on its own: the extensions, and the
         // signature verified with the certificate's own key.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("studio-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let pem = dir.appendingPathComponent("c.pem")
         let text = try openssl(["x509", "-inform", "DER", "-noout", "-text"], input: made.certificateDER)
@@ -70,8 +69,7 @@ import Testing
     /// An openssl that fails without reading the key it is given: an error naming the step, not
     /// a studio ended by SIGPIPE.
     @Test func anOpensslThatFailsEarlyIsReportedByStep() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("studio-tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let fake = dir.appendingPathComponent("openssl")
         try "#!/bin/sh\necho 'no such option' >&2\nexit 3\n".write(to: fake, atomically: true, encoding: .utf8)
@@ -99,7 +97,14 @@ import Testing
         #expect(DER.time(Date(timeIntervalSince1970: 2_524_608_000)) == DER.tlv(0x18, Array("20500101000000Z".utf8)))
     }
 
-    /// Runs the openssl command with `input` on stdin; its stdout (its stderr when it fails).
+    /// A fresh empty folder; the caller removes it.
+    func temporaryDirectory() throws -> URL {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("studio-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return dir
+    }
+
+    /// Runs the openssl command with `input` on stdin; its stdout (throws, with its stderr, when it fails).
     func openssl(_ arguments: [String], input: [UInt8] = []) throws -> String {
         String(decoding: try OpenSSLCommand(path: "openssl").run(arguments, input: input, step: "check the certificate"), as: UTF8.self)
     }

@@ -47,13 +47,17 @@ public struct SpottingCalibration: Sendable, Hashable {
     /// The acceptance threshold of each class for multiplier `k`.
     public func thresholds(k: Float) -> [Float] {
         (0..<means.values.count).map { c in
-            var own = means.values[c] + k * stds.values[c]
-            if let impostor = impostorCosts?.values[c] {
-                let loose = means.values[c] + Self.loosening * k * stds.values[c]
-                own = max(own, min(loose, Self.impostorFraction * impostor))
-            }
-            return min(own, falseCosts.values[c].nextDown)
+            min(Self.uncapped(mean: means.values[c], std: stds.values[c], impostor: impostorCosts?.values[c], k: k),
+                falseCosts.values[c].nextDown)
         }
+    }
+
+    /// A class's threshold before the false-match cap: mean + k std, loosened toward
+    /// mean + loosening * k * std while below ``impostorFraction`` of its impostor cost.
+    static func uncapped(mean: Float, std: Float, impostor: Float?, k: Float) -> Float {
+        let own = mean + k * std
+        guard let impostor else { return own }
+        return max(own, min(mean + loosening * k * std, impostorFraction * impostor))
     }
 
     /// How far a class's threshold may loosen (to mean + loosening * k * std) where other classes'
@@ -127,11 +131,9 @@ public struct SpottingCalibration: Sendable, Hashable {
         }
         var rejection = NullRejection(k: nil, classCount: classCount)
         rejection.fitWidening(trueCosts)
-        let uncapped = SpottingCalibration(means: rejection.means, stds: rejection.stds,
-                                           falseCosts: PackedFloats(stillCost.map { _ in .greatestFiniteMagnitude }),
-                                           impostorCosts: PackedFloats(impostor)).thresholds(k: k)
         let caps = (0..<classCount).map { cls in
-            min(stillCost[cls], confusionCap(own: uncapped[cls], trueCosts: trueCosts[cls], confusions: confusions[cls]))
+            let own = uncapped(mean: rejection.means.values[cls], std: rejection.stds.values[cls], impostor: impostor[cls], k: k)
+            return min(stillCost[cls], confusionCap(own: own, trueCosts: trueCosts[cls], confusions: confusions[cls]))
         }
         return SpottingCalibration(means: rejection.means, stds: rejection.stds, falseCosts: PackedFloats(caps),
                                    impostorCosts: PackedFloats(impostor))
@@ -152,7 +154,6 @@ public struct SpottingCalibration: Sendable, Hashable {
         }
         var best = falses.first ?? .greatestFiniteMagnitude
         var bestGain = Float(accepted(below: best))
-        guard confusionWeight.isFinite else { return best }
         for taken in stride(from: 1, through: falses.count, by: 1) {
             let cap = taken < falses.count ? falses[taken] : .greatestFiniteMagnitude
             let gain = Float(accepted(below: cap)) - confusionWeight * Float(taken)
