@@ -3,6 +3,8 @@
 extension DTWClassifier {
     /// The bands tried, as fractions of the longer length (`nil` = full window).
     static let tunedBands: [Double?] = [0, 0.02, 0.05, 0.1, 0.15, 0.2, nil]
+    /// The `k`th of ``tunedBands`` as a band.
+    static func tunedBand(_ k: Int) -> DTWBand { tunedBands[k].map { .fraction($0) } ?? .full }
     /// The `derivative` weights tried beside off: the differences at half the values' scale and at it.
     static let tunedDerivatives: [Float] = [0.5, 1]
     /// Differences are taken only when their best row beats the best without them by more than this
@@ -38,8 +40,8 @@ extension DTWClassifier {
         var rows: [TuningRow] = []
         var bar = beyond
         let variants = [variant] + DTWVariant.allCases.filter { $0 != variant }
-        for (k, fraction) in Self.tunedBands.enumerated() {
-            let band: DTWBand = fraction.map { .fraction($0) } ?? .full
+        for k in Self.tunedBands.indices {
+            let band = Self.tunedBand(k)
             let model = prepared[k].whole
             for v in variants {
                 var searcher = Searcher(model: model)
@@ -79,9 +81,9 @@ extension DTWClassifier {
     /// prepared), when `tune` is set and there are at least two examples per class on average.
     mutating func tune(on all: Model) {
         guard tune, all.labels.count >= 2 * all.classes.count else { return }
-        var models = Self.tunedBands.map { f -> Model in
+        var models = Self.tunedBands.indices.map { k -> Model in
             var m = all
-            m.rebuildDerived(band: f.map { .fraction($0) } ?? .full)
+            m.rebuildDerived(band: Self.tunedBand(k))
             return m
         }
         var rows = tuning(models)
@@ -91,7 +93,7 @@ extension DTWClassifier {
         for w in Self.tunedDerivatives {
             let scales = models[0].differenceScales(weight: w)
             for k in models.indices {
-                models[k].setDifferences(scales, band: Self.tunedBands[k].map { .fraction($0) } ?? .full)
+                models[k].setDifferences(scales, band: Self.tunedBand(k))
             }
             let own = tuning(models, derivative: w, beyond: beyond)
             beyond = max(beyond, own.filter(\.complete).map(\.correct).max() ?? beyond)
