@@ -186,11 +186,10 @@ struct SpringScan {
     struct Result {
         var trueSecond: Float
         /// Per class the cheapest match on held frames only, and the cheapest that beats the true
-        /// matches of the gestures it overlaps; `falseCosts` the lesser of the two.
+        /// matches of the gestures it overlaps.
         var stillCosts: [Float]
         var confusionCosts: [Float]
         var impostorCosts: [Float]
-        var falseCosts: [Float] { zip(stillCosts, confusionCosts).map { min($0, $1) } }
     }
 
     typealias Part = (series: TimeSeries, label: Int, template: Int?)
