@@ -62,7 +62,7 @@ struct Evaluate: ParsableCommand {
     @Option(help: "With --spotting-replay: Gaussian noise on the still frames, as a fraction of each channel's standard deviation (e.g. 0.01).")
     var stillNoise: Float = 0
 
-    @Flag(help: "With --spotting-replay: also list each gesture not reported once with its label (its frames in the stream, what was reported, what it is classified as whole) and each false detection. --json always includes them.")
+    @Flag(help: "With --spotting-replay: also list each gesture not reported once with its label (its frames in the stream, what was reported and at which frames, what it is classified as whole) and each false detection. --json always includes them.")
     var trace = false
 
     @OptionGroup var specOptions: SpecOptions

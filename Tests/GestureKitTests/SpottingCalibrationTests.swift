@@ -293,7 +293,14 @@ enum SyntheticGestures {
         #expect(p.outcomes.count { $0.label == nil } == p.falseDetections)
         #expect(streamed.count { $0.whole == $0.label } == p.wholeCorrect)
         #expect(streamed[2].reported.first == "Running")
-        #expect(report.traceText.contains("seed 0 last: gesture 3 of 3, Standing, frames \(streamed[2].start)-\(streamed[2].end): reported Running"),
+        // Each report's frames, one span per label, overlapping the gesture it is charged to.
+        for o in p.outcomes {
+            #expect(o.reportedFrames.count == o.reported.count, "\(o)")
+            #expect(o.reportedFrames.allSatisfy { $0.overlaps(o.start...o.end) }, "\(o)")
+        }
+        let named = try #require(streamed[2].reportedFrames.first)
+        #expect(report.traceText.contains("seed 0 last: gesture 3 of 3, Standing, frames \(streamed[2].start)-\(streamed[2].end): "
+                                          + "reported Running at \(named.lowerBound)-\(named.upperBound)"),
                 "\(report.traceText)")
     }
 

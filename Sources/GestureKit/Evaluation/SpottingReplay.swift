@@ -67,6 +67,8 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         public var end: Int
         /// The labels reported over it, in order ("null" for a report without one); empty: missed.
         public var reported: [String] = []
+        /// The stream frames of each report in `reported`, in the same order.
+        public var reportedFrames: [ClosedRange<Int>] = []
         /// What the pipeline names the gesture classified whole at its true boundaries ("null":
         /// rejected); `nil` for a false detection or a gesture of a class it never learned.
         public var whole: String? = nil
@@ -178,7 +180,8 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         for p in partitions {
             let tag = "seed \(p.seed) \(p.still.rawValue)" + (p.unlearned.map { " unlearned \($0)" } ?? "")
             for (i, o) in p.outcomes.enumerated() where p.unlearned == nil ? !o.isCorrect : !o.reported.isEmpty {
-                let reported = o.reported.isEmpty ? "missed" : "reported " + o.reported.joined(separator: ", ")
+                let reported = o.reported.isEmpty ? "missed" : "reported " + zip(o.reported, o.reportedFrames)
+                    .map { "\($0) at \($1.lowerBound)-\($1.upperBound)" }.joined(separator: ", ")
                 if let label = o.label {
                     s += "\(tag): gesture \(i + 1) of \(p.gestures), \(label), frames \(o.start)-\(o.end): \(reported)"
                         + (o.whole.map { "; classified whole: \($0)" } ?? "") + "\n"
@@ -379,7 +382,8 @@ extension Evaluation {
             let overlaps = spans.map { $0.range.overlapCount(d.start, d.end) }
             guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else {
                 result.falseDetections += 1
-                strays.append(.init(label: nil, start: d.start, end: d.end, reported: [d.label ?? "null"]))
+                strays.append(.init(label: nil, start: d.start, end: d.end, reported: [d.label ?? "null"],
+                                    reportedFrames: [d.start...d.end]))
                 continue
             }
             charged[best].append(d)
@@ -399,7 +403,7 @@ extension Evaluation {
             }
             result.add(t, of: spans[i].label)
             result.outcomes.append(.init(label: spans[i].label, start: spans[i].range.lowerBound, end: spans[i].range.upperBound,
-                                         reported: ds.map { $0.label ?? "null" }))
+                                         reported: ds.map { $0.label ?? "null" }, reportedFrames: ds.map { $0.start...$0.end }))
         }
         // A gesture of a class the pipeline never learned cannot be right: not classified (unlearned replays).
         for (i, g) in gestures.enumerated() where g.label.map(pipeline.classes.contains) == true {
