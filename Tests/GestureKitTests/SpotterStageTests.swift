@@ -597,3 +597,38 @@ extension SpotterSecondChanceTests {
         }
     }
 }
+
+extension SpotterSecondChanceTests {
+    /// A moving stretch that one match alone claims, no longer than one performance of the class
+    /// it names, is that one gesture: the run the match left out is its start, not a gesture of a
+    /// short class (PickupGestureWiimoteZ's matches began after a still moment early in a gesture,
+    /// and the run before was reported too). Two gestures back to back last longer than one, so
+    /// there the run no match claims still gets its second chance.
+    @Test func aRunLeftOutOfTheOneMatchOfItsStretchIsThatGesture() throws {
+        func bump(_ scale: Float) -> [Float] { (0..<30).map { scale * sin(Float.pi * Float($0) / 29) } }
+        func wave(_ scale: Float) -> [Float] { (0..<66).map { scale * sin(2 * Float.pi * 3 * Float($0) / 66) } }
+        func long(_ scale: Float) -> [Float] { bump(scale) + [Float](repeating: 0, count: 4) + wave(scale) }
+        let scales: [Float] = [1, 1.1, 0.9]
+        var dtw = DTWClassifier(variant: .dependent, band: .fraction(0.1))
+        try dtw.train((scales.map(bump) + scales.map(long)).map { TimeSeries(channels: [$0]) },
+                      labels: [0, 0, 0, 1, 1, 1], classes: ["bump", "long"])
+        let still = [Float](repeating: 0, count: 200)
+        // The bump's frames (and the pause after it) the claim leaves out: named bump when offered.
+        func offered(_ gestures: [Float], claim: ClosedRange<Int>, one: Bool) throws -> [Int] {
+            var stage = DTWSpotterStage(inner: try DTWSpotter(classifier: dtw), classifier: dtw)
+            stage.oneGestureStretches = one
+            _ = Self.reports(&stage, still + gestures + still)
+            stage.pending.removeAll()
+            stage.reported = [claim]
+            stage.matches = [(claim, 1)]
+            stage.fillGaps(200...(200 + gestures.count - 1))
+            return stage.pending.compactMap(\.prediction.classIndex)
+        }
+        let alone = 200...(200 + long(1).count - 1)
+        #expect(try offered(long(1), claim: (alone.lowerBound + 34)...alone.upperBound, one: false) == [0])
+        #expect(try offered(long(1), claim: (alone.lowerBound + 34)...alone.upperBound, one: true).isEmpty)
+        // A bump, then a long gesture at once: 130 frames, beyond one performance of either.
+        let pair = bump(1) + long(1)
+        #expect(try offered(pair, claim: 230...(200 + pair.count - 1), one: true) == [0])
+    }
+}
