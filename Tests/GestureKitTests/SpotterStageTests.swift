@@ -619,8 +619,7 @@ extension SpotterSecondChanceTests {
             stage.oneGestureStretches = one
             _ = Self.reports(&stage, still + gestures + still)
             stage.pending.removeAll()
-            stage.reported = [claim]
-            stage.matches = [(claim, 1)]
+            stage.reported = [(claim, 1)]
             stage.fillGaps(200...(200 + gestures.count - 1))
             return stage.pending.compactMap(\.prediction.classIndex)
         }

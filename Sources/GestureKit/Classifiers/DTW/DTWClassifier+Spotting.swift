@@ -54,10 +54,9 @@ struct DTWSpotterStage: Spotter {
     /// A moving stretch no match overlapped, labelled by the classifier, reported at `deadline`
     /// unless a match overlaps it first.
     var pending: [(range: ClosedRange<Int>, prediction: Prediction, deadline: Int)] = []
-    /// Spans of the recent reports.
-    var reported: [ClosedRange<Int>] = []
-    /// The spans among ``reported`` that are spotter matches, with the class each was named.
-    var matches: [(span: ClosedRange<Int>, classIndex: Int)] = []
+    /// Spans of the recent reports, each with the class named when it is a spotter match as
+    /// accepted (`nil` for second chances, relabelled stretches and widened windows).
+    var reported: [(span: ClosedRange<Int>, match: Int?)] = []
     let shortest: Int
     let longest: Int
     /// Per class, the most a second-chance stretch may lie from its nearest template: GRT's
@@ -333,7 +332,6 @@ struct DTWSpotterStage: Spotter {
         motion?.reset()
         pending.removeAll(keepingCapacity: true)
         reported.removeAll(keepingCapacity: true)
-        matches.removeAll(keepingCapacity: true)
         waiting.removeAll(keepingCapacity: true)
         outbox.removeAll(keepingCapacity: true)
         closed.removeAll(keepingCapacity: true)
@@ -351,8 +349,7 @@ struct DTWSpotterStage: Spotter {
             hold(a, until: a.start + DTWSpotter.maxWarp * longest)
             if fillOpenStretch { fillOpen(before: a.start) }
         }
-        reported.removeAll { $0.upperBound < frames - capacity }
-        matches.removeAll { $0.span.upperBound < frames - capacity }
+        reported.removeAll { $0.span.upperBound < frames - capacity }
         if let r = moved {
             settle(r)
             secondChance(r)
@@ -362,7 +359,7 @@ struct DTWSpotterStage: Spotter {
         while let w = waiting.first, frames - 1 >= w.deadline { outbox.append(widened(waiting.removeFirst().match)) }
         while let p = pending.first, frames - 1 >= p.deadline {
             pending.removeFirst()
-            reported.append(p.range)
+            reported.append((p.range, nil))
             outbox.append(SpotMatch(prediction: p.prediction, start: p.range.lowerBound, end: p.range.upperBound))
         }
         return outbox.isEmpty ? nil : outbox.removeFirst()
@@ -390,7 +387,7 @@ struct DTWSpotterStage: Spotter {
             // Mostly inside: a swing's fragment can end a few held frames after the stretch.
             let fragment = 2 * span.overlapCount(r) >= span.count && !covers(span)
             // Another report already covers the stretch: this fragment would name the gesture twice.
-            if fragment, reported.contains(where: { $0 != span && covers($0) }) { continue }
+            if fragment, reported.contains(where: { $0.span != span && covers($0.span) }) { continue }
             if fragment, core.count <= DTWSpotter.maxWarp * longest, let whole = stretch(core.lowerBound, core.upperBound) {
                 let p = classifier.predict(whole)
                 // One performance of the class named, not two gestures back to back.
@@ -398,7 +395,7 @@ struct DTWSpotterStage: Spotter {
                    Float(core.count) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[c]),
                    let d = p.distance, d <= Self.relabelReach * accept[c] {
                     m = SpotMatch(prediction: p, start: core.lowerBound, end: core.upperBound)
-                    reported.append(r)
+                    reported.append((r, nil))
                 }
             }
             outbox.append(m)
@@ -425,7 +422,7 @@ struct DTWSpotterStage: Spotter {
             secondChance(r)
         }
         var out = pending.map { SpotMatch(prediction: $0.prediction, start: $0.range.lowerBound, end: $0.range.upperBound) }
-        reported += out.map { $0.start...$0.end }
+        reported += out.map { ($0.start...$0.end, nil) }
         out += outbox + waiting.map(\.match)
         pending.removeAll()
         outbox.removeAll()
@@ -439,15 +436,14 @@ struct DTWSpotterStage: Spotter {
     mutating func accepted(_ match: SpotterMatch) -> SpotMatch? {
         let m = labelled(match)
         if let c = m.prediction.classIndex, c < stillest.count,
-           movement(m.start, m.end, excluding: ownMovement ? reported : []) < stillFraction * stillest[c] {
+           movement(m.start, m.end, excluding: ownMovement ? reported.map(\.span) : []) < stillFraction * stillest[c] {
             return nil
         }
         if let c = m.prediction.classIndex, c < pauses.count, let smoothing = motion?.smoothing,
            Float(pause(m.start, m.end)) > pauseFactor * Float(pauses[c]) + Float(smoothing) {
             return nil
         }
-        reported.append(m.start...m.end)
-        if let c = m.prediction.classIndex { matches.append((m.start...m.end, c)) }
+        reported.append((m.start...m.end, m.prediction.classIndex))
         pending.removeAll { $0.range.overlaps(m.start...m.end) }
         return m
     }
@@ -457,7 +453,7 @@ struct DTWSpotterStage: Spotter {
     /// frames may, see ``labelMovedFrames``, else its pieces, see ``split(_:)``); when reports
     /// overlap it, the runs they leave uncovered do (``fillGaps(_:)``).
     mutating func secondChance(_ r: ClosedRange<Int>) {
-        if reported.contains(where: { $0.overlaps(r) }) {
+        if reported.contains(where: { $0.span.overlaps(r) }) {
             // The part of the stretch before `filledThrough` already had its second chance.
             let from = max(r.lowerBound, filledThrough + 1)
             if from <= r.upperBound { fillGaps(from...r.upperBound) }
@@ -475,15 +471,15 @@ struct DTWSpotterStage: Spotter {
     /// refused whole, or too long for one gesture, is cut into gestures (``split(_:)``).
     mutating func fillGaps(_ r: ClosedRange<Int>) {
         let core = moved(r) ?? r
-        let claims = reported.filter { $0.overlaps(core) }.sorted { $0.lowerBound < $1.lowerBound }
-        if oneGestureStretches, claims.count == 1, let c = matches.last(where: { $0.span == claims[0] })?.classIndex,
+        let claims = reported.filter { $0.span.overlaps(core) }.sorted { $0.span.lowerBound < $1.span.lowerBound }
+        if oneGestureStretches, claims.count == 1, let c = claims[0].match,
            c < inner.typicalLengths.count,
            Float(core.count) <= DTWSpotter.continuationLength * Float(inner.typicalLengths[c]) {
             return
         }
         var gaps: [ClosedRange<Int>] = []
         var from = core.lowerBound
-        for c in claims {
+        for (c, _) in claims {
             if c.lowerBound > from { gaps.append(from...(c.lowerBound - 1)) }
             from = max(from, c.upperBound + 1)
         }
@@ -582,8 +578,8 @@ struct DTWSpotterStage: Spotter {
             }
         }
         guard let w = best?.match else { return m }
-        reported.removeAll { $0 == m.start...m.end }
-        reported.append(w.start...w.end)
+        reported.removeAll { $0.span == m.start...m.end }
+        reported.append((w.start...w.end, nil))
         return w
     }
 
