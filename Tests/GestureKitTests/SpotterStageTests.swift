@@ -645,15 +645,7 @@ extension SpotterSecondChanceTests {
         for (i, e) in data.examples.enumerated() { members[data.classes.firstIndex(of: e.label!)!].append(i) }
         var right = (with: 0, without: 0), stray = 0
         for seed in UInt64(0)..<10 {
-            // The replay's partition for this seed (``SpottingReplay/spottingReplay``).
-            var rng = SeededGenerator(seed: seed)
-            var train: [Int] = [], held: [Int] = []
-            for m in members {
-                let shuffled = m.shuffled(using: &rng)
-                held += shuffled.prefix(3)
-                train += shuffled.dropFirst(3)
-            }
-            held.shuffle(using: &rng)
+            let (train, held) = Evaluation.partition(members, holdout: 3, seed: seed)
             let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
             guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier,
                   let standing = dtw.model?.classes.firstIndex(of: "Standing") else {

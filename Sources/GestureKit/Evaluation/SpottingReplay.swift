@@ -287,14 +287,7 @@ extension Evaluation {
         var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap, noise: noise)
         for p in 0..<partitions {
             let s = seed &+ UInt64(p)
-            var rng = SeededGenerator(seed: s)
-            var train: [Int] = [], held: [Int] = []
-            for m in members {
-                let shuffled = m.shuffled(using: &rng)
-                held += shuffled.prefix(holdout)
-                train += shuffled.dropFirst(holdout)
-            }
-            held.shuffle(using: &rng)
+            let (train, held) = partition(members, holdout: holdout, seed: s)
             let pipeline = try trainedLive(spec, on: data.subset(train.sorted()))
             for mode in still {
                 report.partitions.append(try replay(pipeline, held.map { data.examples[$0] }, gap: gap, still: mode, seed: s,
@@ -302,6 +295,20 @@ extension Evaluation {
             }
         }
         return report
+    }
+
+    /// One partition of the replay: `holdout` examples of each class (`members`: example indices per
+    /// class) held out at random for `seed`, shuffled into the order they are streamed in.
+    static func partition(_ members: [[Int]], holdout: Int, seed: UInt64) -> (train: [Int], held: [Int]) {
+        var rng = SeededGenerator(seed: seed)
+        var train: [Int] = [], held: [Int] = []
+        for m in members {
+            let shuffled = m.shuffled(using: &rng)
+            held += shuffled.prefix(holdout)
+            train += shuffled.dropFirst(holdout)
+        }
+        held.shuffle(using: &rng)
+        return (train, held)
     }
 
     /// Per channel, the standard deviation of the Gaussian noise on still frames: `noise` times the

@@ -445,8 +445,9 @@ struct DTWSpotterStage: Spotter {
         return out
     }
 
-    /// Spotter match `match` labelled, unless it barely moved (see ``stillFraction`` and ``steadyShare``); an accepted match
-    /// takes the moving stretches it overlaps from the second chance.
+    /// Spotter match `match` labelled, unless it barely moved (see ``stillFraction`` and
+    /// ``steadyShare``); an accepted match takes the moving stretches it overlaps from the second
+    /// chance.
     mutating func accepted(_ match: SpotterMatch) -> SpotMatch? {
         let m = labelled(match)
         if let c = m.prediction.classIndex, c < stillest.count {
