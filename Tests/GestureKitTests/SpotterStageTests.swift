@@ -106,6 +106,14 @@ import Testing
             held.shuffle(using: &rng)
         }
         #expect(p.spec.preprocessing.isEmpty, "the stage sees raw frames only without pre-processing")
+        let (frames, spans) = Self.stream(data, held, gap: gap)
+        return (dtw, frames, spans)
+    }
+
+    /// Examples `held` of `data` in that order, `gap` copies of the frame before each (the first
+    /// frame of the first, then the last frame of the one before) and of the last frame after them:
+    /// the frames and each gesture's frames and class index.
+    static func stream(_ data: Dataset, _ held: [Int], gap: Int) -> (frames: [Float], spans: [(range: ClosedRange<Int>, label: Int)]) {
         var frames: [Float] = [], spans: [(range: ClosedRange<Int>, label: Int)] = []
         var last = Array(data.examples[held[0]].series.frame(0))
         for i in held {
@@ -117,7 +125,7 @@ import Testing
             last = Array(s.frame(s.frameCount - 1))
         }
         for _ in 0..<gap { frames += last }
-        return (dtw, frames, spans)
+        return (frames, spans)
     }
 
     /// Every report of `stage` over `frames`.
@@ -651,23 +659,13 @@ extension SpotterSecondChanceTests {
                   let standing = dtw.model?.classes.firstIndex(of: "Standing") else {
                 throw GestureKitError("not a DTW pipeline", field: "classifier")
             }
-            var frames: [Float] = [], spans: [ClosedRange<Int>] = [], labels: [Int] = []
-            var last = Array(data.examples[held[0]].series.frame(0))
-            for i in held {
-                let s = data.examples[i].series
-                for _ in 0..<200 { frames += last }
-                spans.append((frames.count / s.channelCount)...(frames.count / s.channelCount + s.frameCount - 1))
-                labels.append(data.classes.firstIndex(of: data.examples[i].label!)!)
-                frames += s.values
-                last = Array(s.frame(s.frameCount - 1))
-            }
-            for _ in 0..<200 { frames += last }
+            let (frames, spans) = Self.stream(data, held, gap: 200)
             for steady in [true, false] {
                 var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
                 if !steady { stage.steadyShare = .infinity }
                 let found = Self.reports(&stage, frames) + stage.flush()
-                stray += found.filter { r in !spans.contains { $0.overlaps(r.start...r.end) } }.count
-                for (g, span) in spans.enumerated() where labels[g] == standing {
+                stray += found.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count
+                for (span, label) in spans where label == standing {
                     let on = found.filter { span.overlaps($0.start...$0.end) }
                     if on.count == 1, on[0].prediction.classIndex == standing {
                         if steady { right.with += 1 } else { right.without += 1 }
