@@ -163,13 +163,14 @@ import Testing
     /// still, matched them after every activity). The still-match rule drops such reports (not all: a
     /// stretch that ends a vigorous activity can move enough on average). Epilepsy, the held-out
     /// activities shuffled with seed 1: 2 reports mostly on held frames without the rule. The pause
-    /// rule, which drops some of them too, is off, to see this rule alone.
+    /// and share rules, which drop some of them too, are off, to see this rule alone.
     @Test(.enabled(if: TestData.hasShared)) func matchesMostlyOnHeldFramesAreDropped() throws {
         let (dtw, frames, spans) = try Self.heldOutStream("epilepsy/Epilepsy_TRAIN.ts", shuffle: 1)
         func mostlyHeld(stillFraction: Float) throws -> Int {
             var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
             stage.stillFraction = stillFraction
             stage.pauseFactor = .infinity
+            stage.leastShares = []
             return Self.reports(&stage, frames).filter { r in
                 let inside = spans.map { g in max(0, min(g.range.upperBound, r.end) - max(g.range.lowerBound, r.start) + 1) }.reduce(0, +)
                 return 2 * inside < r.end - r.start + 1
@@ -674,6 +675,39 @@ extension SpotterSecondChanceTests {
             }
         }
         #expect(right.with > right.without, "Standing reported once of 30: \(right.with) with, \(right.without) without")
+        #expect(stray == 0)
+    }
+
+    /// A match over a reported gesture's last frames and the stillness after it moves on few of its
+    /// frames, while every template of its class (BasicMotions' Standing) moved on most of theirs:
+    /// it names that gesture a second time unless ``DTWSpotterStage/shareFraction`` drops it.
+    @Test func aMatchMostlyOnHeldFramesIsNotASecondReport() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        var members = [[Int]](repeating: [], count: data.classes.count)
+        for (i, e) in data.examples.enumerated() { members[data.classes.firstIndex(of: e.label!)!].append(i) }
+        var repeated = (with: 0, without: 0), right = (with: 0, without: 0), stray = 0
+        for seed in UInt64(0)..<10 {
+            let (train, held) = Evaluation.partition(members, holdout: 3, seed: seed)
+            let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
+            guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else {
+                throw GestureKitError("not a DTW pipeline", field: "classifier")
+            }
+            let (frames, spans) = Self.stream(data, held, gap: 200)
+            for rule in [true, false] {
+                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                #expect(stage.leastShares.count == data.classes.count)
+                if !rule { stage.leastShares = [] }
+                let found = Self.reports(&stage, frames) + stage.flush()
+                stray += found.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count
+                for (span, label) in spans {
+                    let on = found.filter { span.overlaps($0.start...$0.end) }
+                    if on.count > 1 { if rule { repeated.with += 1 } else { repeated.without += 1 } }
+                    if on.count == 1, on[0].prediction.classIndex == label { if rule { right.with += 1 } else { right.without += 1 } }
+                }
+            }
+        }
+        #expect(repeated.with < repeated.without, "gestures reported twice of 120: \(repeated.with) with, \(repeated.without) without")
+        #expect(right.with > right.without, "reported once rightly of 120: \(right.with) with, \(right.without) without")
         #expect(stray == 0)
     }
 }
