@@ -29,7 +29,8 @@ extension DTWClassifier: SpottingClassifier {
 /// same second chance (``fillGaps(_:)``), and a run refused whole is cut into gestures
 /// (``split(_:)``); while such a stretch stays open, its runs get that chance as each report
 /// comes (``fillOpen(before:)``) and a fragment is named by the window around it
-/// (``widened(_:)``). A match that barely moved (see ``stillFraction``), or that pauses far
+/// (``widened(_:)``). A match that barely moved (see ``stillFraction``), that runs on from a
+/// report over the held frames after it (``shareFraction``), or that pauses far
 /// longer than its class's performances do (``pauseFactor``: the end of one gesture, the stillness
 /// after it and the start of the next), is dropped, which leaves its stretches to the second chance.
 ///
@@ -83,7 +84,7 @@ struct DTWSpotterStage: Spotter {
     /// gestures rejected unchanged. The fraction without the report condition, at 0.25 / 0.4 / 0.5 /
     /// 0.6 / 0.75: BasicMotions 340 / 340 / 340 / 339 / 337 with 200 still frames, Epilepsy back to
     /// back 282 at most 0.6 and 273 at 0.75; at 0.5 the cut sets 3172, but it dropped a gesture's
-    /// only match where first differences were off (``aLoneStretchIsLabelledByTheFramesThatMoved``).
+    /// only match where first differences were off (the test `aLoneStretchIsLabelledByTheFramesThatMoved`).
     static let shareFraction: Float = 0.5
     /// A match that moved less than this fraction of its class's ``stillest`` is not reported: it
     /// lies mostly on frames held after a gesture (BasicMotions' Standing matched after every
@@ -480,8 +481,9 @@ struct DTWSpotterStage: Spotter {
     }
 
     /// Spotter match `match` labelled, unless it barely moved (see ``stillFraction`` and
-    /// ``steadyShare``); an accepted match takes the moving stretches it overlaps from the second
-    /// chance.
+    /// ``steadyShare``), is a reported gesture's tail over held frames (``shareFraction``) or pauses
+    /// too long (``pauseFactor``); an accepted match takes the moving stretches it overlaps from the
+    /// second chance.
     mutating func accepted(_ match: SpotterMatch) -> SpotMatch? {
         let m = labelled(match)
         if let c = m.prediction.classIndex, c < stillest.count {
