@@ -642,25 +642,34 @@ extension SpotterSecondChanceTests {
 }
 
 extension SpotterSecondChanceTests {
-    /// A class performed almost still (BasicMotions' Standing) is sometimes performed stiller than
-    /// every template of it; that match moves a little on nearly every frame, unlike frames held
-    /// after a gesture. The spotting replay's partitions of the bundled TRAIN split (seeds 0-9, 3
-    /// held out per class, the last frame held between them), streamed through the default DTW's
-    /// stage with and without ``DTWSpotterStage/steadyShare``: with it more held-out Standing
-    /// performances are reported once as Standing, and nothing is reported on held frames alone.
-    @Test func aStillClassPerformedStillerThanItsTemplatesIsReported() throws {
+    /// The spotting replay's partitions of the bundled BasicMotions TRAIN split (seeds 0-9, 3 held
+    /// out per class), each trained with the default DTW and streamed with 200 copies of the last
+    /// frame between the gestures: `body` gets the trained classifier, the frames and the gestures'
+    /// spans.
+    static func basicMotionsPartitions(_ body: (DTWClassifier, [Float], [(range: ClosedRange<Int>, label: Int)]) throws -> Void) throws {
         let data = try Dataset.load(TestData.basicMotionsTrain)
         var members = [[Int]](repeating: [], count: data.classes.count)
         for (i, e) in data.examples.enumerated() { members[data.classes.firstIndex(of: e.label!)!].append(i) }
-        var right = (with: 0, without: 0), stray = 0
         for seed in UInt64(0)..<10 {
             let (train, held) = Evaluation.partition(members, holdout: 3, seed: seed)
             let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
-            guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier,
-                  let standing = dtw.model?.classes.firstIndex(of: "Standing") else {
+            guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else {
                 throw GestureKitError("not a DTW pipeline", field: "classifier")
             }
             let (frames, spans) = Self.stream(data, held, gap: 200)
+            try body(dtw, frames, spans)
+        }
+    }
+
+    /// A class performed almost still (BasicMotions' Standing) is sometimes performed stiller than
+    /// every template of it; that match moves a little on nearly every frame, unlike frames held
+    /// after a gesture. Over ``basicMotionsPartitions(_:)``, with and without
+    /// ``DTWSpotterStage/steadyShare``: with it more held-out Standing performances are reported
+    /// once as Standing, and nothing is reported on held frames alone.
+    @Test func aStillClassPerformedStillerThanItsTemplatesIsReported() throws {
+        var right = (with: 0, without: 0), stray = 0
+        try Self.basicMotionsPartitions { dtw, frames, spans in
+            let standing = try #require(dtw.model?.classes.firstIndex(of: "Standing"))
             for steady in [true, false] {
                 var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
                 if !steady { stage.steadyShare = .infinity }
@@ -680,22 +689,14 @@ extension SpotterSecondChanceTests {
 
     /// A match over a reported gesture's last frames and the stillness after it moves on few of its
     /// frames, while every template of its class (BasicMotions' Standing) moved on most of theirs:
-    /// it names that gesture a second time unless ``DTWSpotterStage/shareFraction`` drops it.
+    /// it names that gesture a second time unless ``DTWSpotterStage/shareFraction`` drops it. Over
+    /// ``basicMotionsPartitions(_:)``, with the rule and without it.
     @Test func aMatchMostlyOnHeldFramesIsNotASecondReport() throws {
-        let data = try Dataset.load(TestData.basicMotionsTrain)
-        var members = [[Int]](repeating: [], count: data.classes.count)
-        for (i, e) in data.examples.enumerated() { members[data.classes.firstIndex(of: e.label!)!].append(i) }
         var repeated = (with: 0, without: 0), right = (with: 0, without: 0), stray = 0
-        for seed in UInt64(0)..<10 {
-            let (train, held) = Evaluation.partition(members, holdout: 3, seed: seed)
-            let p = try SpottingCalibrationTests.defaultPipeline(data.subset(train.sorted()))
-            guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else {
-                throw GestureKitError("not a DTW pipeline", field: "classifier")
-            }
-            let (frames, spans) = Self.stream(data, held, gap: 200)
+        try Self.basicMotionsPartitions { dtw, frames, spans in
             for rule in [true, false] {
                 var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
-                #expect(stage.leastShares.count == data.classes.count)
+                #expect(stage.leastShares.count == dtw.model?.classes.count)
                 if !rule { stage.leastShares = [] }
                 let found = Self.reports(&stage, frames) + stage.flush()
                 stray += found.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count

@@ -274,22 +274,25 @@ struct DTWSpotterStage: Spotter {
     /// Each template's longest pause: the longest run of frames that moved (over `lag` frames) less
     /// than `floor` between its first and last frame that moved more.
     static func templatePauses(_ model: DTWClassifier.Model, floor: Float, lag: Int) -> [Int] {
-        perTemplate(model, empty: 0) { x, n in
-            Self.longestPause(frames: 1..<max(n, 1), floor: floor) { f in
-                MotionSegmenter.change(model.channels, lag: lag, f) { x[$0 * n + f] - x[$0 * n + $1] }
-            }
+        perTemplateChange(model, lag: lag, empty: 0) { n, change in
+            Self.longestPause(frames: 1..<max(n, 1), floor: floor, change: change)
+        }
+    }
+
+    /// `measure` of each template given its frame count and the movement at each of its frames
+    /// (over `lag` frames, ``MotionSegmenter/change(_:lag:_:_:)``); `empty` for a template the
+    /// store does not hold whole.
+    static func perTemplateChange<T>(_ model: DTWClassifier.Model, lag: Int, empty: T,
+                                     _ measure: (Int, (Int) -> Double) -> T) -> [T] {
+        perTemplate(model, empty: empty) { x, n in
+            measure(n) { f in MotionSegmenter.change(model.channels, lag: lag, f) { x[$0 * n + f] - x[$0 * n + $1] } }
         }
     }
 
     /// Each template's share of frames (after the first) that moved (over `lag` frames) `floor` or more.
     static func templateShares(_ model: DTWClassifier.Model, floor: Float, lag: Int) -> [Float] {
-        perTemplate(model, empty: 0) { x, n in
-            guard n > 1 else { return 0 }
-            var moving = 0
-            for f in 1..<n where MotionSegmenter.change(model.channels, lag: lag, f, { x[$0 * n + f] - x[$0 * n + $1] }) >= Double(floor) {
-                moving += 1
-            }
-            return Float(moving) / Float(n - 1)
+        perTemplateChange(model, lag: lag, empty: 0) { n, change in
+            n > 1 ? Float((1..<n).filter { change($0) >= Double(floor) }.count) / Float(n - 1) : 0
         }
     }
 
@@ -489,13 +492,20 @@ struct DTWSpotterStage: Spotter {
         if let c = m.prediction.classIndex, c < stillest.count {
             let earlier = ownMovement ? reported.map(\.span) : []
             let moved = movement(m.start, m.end, excluding: earlier)
-            if moved < stillFraction * stillest[c],
-               moved < steadyFraction * stillest[c] || movingShare(m.start, m.end, excluding: earlier) < steadyShare {
+            // Measured at most once, and only when a rule below needs it.
+            var measuredShare: Float?
+            func share() -> Float {
+                if let s = measuredShare { return s }
+                let s = movingShare(m.start, m.end, excluding: earlier)
+                measuredShare = s
+                return s
+            }
+            if moved < stillFraction * stillest[c], moved < steadyFraction * stillest[c] || share() < steadyShare {
                 return nil
             }
             if c < leastShares.count, let smoothing = motion?.smoothing,
                earlier.contains(where: { $0.overlaps((m.start - smoothing)...m.end) }),
-               movingShare(m.start, m.end, excluding: earlier) < Self.shareFraction * leastShares[c] {
+               share() < Self.shareFraction * leastShares[c] {
                 return nil
             }
         }
