@@ -65,6 +65,24 @@ struct Evaluate: ParsableCommand {
     @Flag(help: "With --spotting-replay: also list each gesture not reported once with its label (its frames in the stream, what was reported and at which frames, what it is classified as whole) and each false detection. --json always includes them.")
     var trace = false
 
+    @Option(help: ArgumentHelp("With --spotting-replay: lay everyday motion from this HAPT RawData folder between the gestures instead of still frames (mapped onto the data's channels, rate and scale).", valueName: "folder"))
+    var motion: String?
+
+    @Option(help: "With --motion: the HAPT users whose motion lies between the gestures (e.g. 14,15,16).")
+    var motionUsers: String?
+
+    @Option(help: "With --motion: the HAPT users whose motion the pipeline is trained with as negatives (never the same as --motion-users; default none).")
+    var negativeUsers: String?
+
+    @Option(help: "With --motion: seconds of negative motion trained with (spread over the negative users' recordings).")
+    var negativeSeconds: Double = 600
+
+    @Option(help: "With --motion: seconds of motion before, between and after the gestures.")
+    var motionSeconds: Double = 6
+
+    @Option(help: "With --motion: the gestures' sample rate in Hz, when the data does not say it.")
+    var motionRate: Double?
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
@@ -76,9 +94,16 @@ struct Evaluate: ParsableCommand {
             if unlearned, holdout != nil || partitions != nil {
                 throw ValidationError("--unlearned streams every example of the class left out: --holdout and --partitions do not apply")
             }
+            guard motionSeconds > 0, motionSeconds.isFinite, negativeSeconds >= 0, negativeSeconds.isFinite else {
+                throw ValidationError("--motion-seconds must be positive and --negative-seconds non-negative")
+            }
+            if motion == nil, motionUsers != nil || negativeUsers != nil || motionRate != nil {
+                throw ValidationError("--motion-users, --negative-users and --motion-rate go with --motion")
+            }
             return
         }
         if unlearned { throw ValidationError("--unlearned goes with --spotting-replay") }
+        if motion != nil { throw ValidationError("--motion goes with --spotting-replay") }
         if trace { throw ValidationError("--trace goes with --spotting-replay") }
         if holdout != nil || partitions != nil { throw ValidationError("--holdout and --partitions go with --spotting-replay") }
         if stream && (folds != nil || inputs.count != 2) { throw ValidationError("--stream takes a pipeline and a recording, without --folds") }
@@ -179,6 +204,13 @@ extension Evaluate {
         let data = try dataOptions.load(inputs[0], window: spec.window)
         let modes = still == "all" ? StillFrames.allCases : [StillFrames(rawValue: still)!]
         let seed = UInt64(specOptions.seed ?? 0)
+        if let motion {
+            let report = try everydayReplay(spec, data, folder: motion, seed: seed)
+            if json { return try printJSON(report) }
+            print(report.text, terminator: "")
+            if trace { print("\n" + report.traceText, terminator: "") }
+            return
+        }
         let report = unlearned
             ? try Evaluation.unlearnedReplay(spec, on: data, gap: gap, seed: seed, still: modes, noise: stillNoise)
             : try Evaluation.spottingReplay(spec, on: data, holdout: holdout ?? 3, partitions: partitions ?? 5, gap: gap,
@@ -186,5 +218,34 @@ extension Evaluate {
         if json { return try printJSON(report) }
         print(report.text, terminator: "")
         if trace { print("\n" + report.traceText, terminator: "") }
+    }
+}
+
+
+extension Evaluate {
+    /// `--spotting-replay --motion FOLDER`: the held-out gestures between stretches of everyday
+    /// motion of `--motion-users`, trained with negatives of `--negative-users`.
+    func everydayReplay(_ spec: PipelineSpec, _ data: Dataset, folder: String, seed: UInt64) throws -> SpottingReplayReport {
+        guard let rate = motionRate ?? data.sampleRate else {
+            throw GestureKitError("the data does not say its sample rate: give --motion-rate", field: "motion-rate")
+        }
+        let hapt = try HAPTFormat.read(folder)
+        func users(_ list: String?) -> Set<String> {
+            Set(splitList(list ?? "").compactMap { Int($0) }.map { String(format: "user%02d", $0) })
+        }
+        let shown = users(motionUsers), negative = users(negativeUsers)
+        guard !shown.isEmpty else { throw GestureKitError("--motion needs --motion-users", field: "motion-users") }
+        guard shown.isDisjoint(with: negative) else {
+            throw GestureKitError("--motion-users and --negative-users share people: \(shown.intersection(negative).sorted().joined(separator: ", "))",
+                                  field: "negative-users")
+        }
+        let all = hapt.recordings.map(\.series)
+        func pick(_ who: Set<String>) -> [TimeSeries] { hapt.recordings.filter { $0.user.map(who.contains) == true }.map(\.series) }
+        let between = try EverydayMotion.mapped(pick(shown), sourceRate: HAPTFormat.sampleRate, like: data, rate: rate, reference: all)
+        guard !between.recordings.isEmpty else { throw GestureKitError("no recordings of --motion-users in \(folder)", file: folder) }
+        let negatives = negative.isEmpty ? [] : try EverydayMotion.mapped(pick(negative), sourceRate: HAPTFormat.sampleRate, like: data,
+                                                                         rate: rate, reference: all).sample(seconds: negativeSeconds)
+        return try Evaluation.everydayReplay(spec, on: data, motion: between, negatives: negatives, seconds: motionSeconds,
+                                             holdout: holdout ?? 3, partitions: partitions ?? 5, seed: seed, unlearned: unlearned)
     }
 }

@@ -15,6 +15,9 @@ struct Train: ParsableCommand {
     @Flag(help: "Choose the rest weight and the live post-processing (threshold, smoothing) by cross-validation grouped by user or session on the continuous training recordings (the spec's \"calibration\" settings, or folds 3 and at most 0.3 false activations per minute).")
     var calibrate = false
 
+    @Option(name: .customLong("negatives"), help: ArgumentHelp("A recording in which no gesture happens (everyday motion), as `gesture stream --input` reads it; repeatable. DTW spotting learns \"not a gesture\" from it; other pipelines take it as their rest class.", valueName: "file"))
+    var negatives: [String] = []
+
     @OptionGroup var specOptions: SpecOptions
     @OptionGroup var dataOptions: DataOptions
 
@@ -33,7 +36,8 @@ struct Train: ParsableCommand {
             if calibrate || spec.calibration != nil {
                 spec = try calibrated(spec, dataset)
             }
-            let pipeline = try Pipeline.train(spec, on: dataset, progress: { printStderr($0.description) })
+            let background = try negatives.map { try TimeSeries.readFrames($0, channelNames: dataset.channelNames) }
+            let pipeline = try Pipeline.train(spec, on: dataset, negatives: background, progress: { printStderr($0.description) })
             try pipeline.save(to: output)
             let counts = zip(pipeline.classes, pipeline.training.classCounts).map { "\($0) \($1)" }.joined(separator: ", ")
             printStderr(String(format: "trained %@ on %d examples (%@) in %.2f s -> %@",

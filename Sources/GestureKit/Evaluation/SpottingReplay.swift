@@ -42,6 +42,8 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         /// Each gesture streamed, in stream order, then each false detection: where the counts
         /// come from, for tracing a miss back to its frames.
         public var outcomes: [Outcome] = []
+        /// Frames of everyday motion streamed around the gestures (0 when still frames lay there).
+        public var motionFrames = 0
 
         /// Every gesture reported once with its label, nothing else.
         public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
@@ -111,6 +113,15 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     /// Gaussian noise added to each still frame, as a fraction of each channel's standard
     /// deviation over the data (0: the still frames are exact copies).
     public var noise: Float = 0
+    /// Frames per second of the everyday motion between the gestures; `nil` when still frames lay there.
+    public var motionRate: Double? = nil
+
+    /// False reports per minute of everyday motion (`nil` without motion).
+    public var falsePerMinute: Double? {
+        guard let rate = motionRate else { return nil }
+        let minutes = Double(partitions.reduce(0) { $0 + $1.motionFrames }) / rate / 60
+        return minutes > 0 ? Double(falseDetections) / minutes : 0
+    }
 
     /// Partitions in which every gesture was reported once, rightly, and nothing else.
     public var perfectPartitions: Int { partitions.filter(\.perfect).count }
@@ -146,7 +157,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         s += "seed  still  gestures  correct  missed  wrong  repeated  false    whole  \n"
         for p in partitions {
             s += "\(p.seed)".padding(toLength: 6, withPad: " ", startingAt: 0)
-                + p.still.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+                + (p.motionFrames > 0 ? "motion" : p.still.rawValue).padding(toLength: 7, withPad: " ", startingAt: 0)
                 + [p.gestures, p.correct, p.missed, p.wrongLabel, p.repeated, p.falseDetections, p.wholeCorrect]
                     .map { "\($0)".padding(toLength: 9, withPad: " ", startingAt: 0) }.joined()
                 + (p.perfect ? "perfect" : "") + "\n"
@@ -155,6 +166,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
             + "\(wrongLabel) wrong label, \(repeated) repeated, \(falseDetections) false detections; "
             + "\(perfectPartitions) of \(partitions.count) partitions perfect\n"
             + "classified whole at their true boundaries (column whole): \(wholeCorrect) of \(gestures) named rightly\n"
+        if let perMinute = falsePerMinute { s += motionLine(perMinute) }
         let classes = perClass
         guard classes.values.contains(where: { $0.correct < $0.gestures || $0.repeated > 0 }) else { return s }
         let width = max(5, classes.keys.map(\.count).max() ?? 0) + 2
@@ -193,6 +205,12 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         return s.isEmpty ? "nothing to trace: every gesture as it should be (reported once with its label, or rejected if unlearned), no false detection\n" : s
     }
 
+    /// The false reports' rate over the minutes of everyday motion streamed.
+    func motionLine(_ perMinute: Double) -> String {
+        let minutes = Double(partitions.reduce(0) { $0 + $1.motionFrames }) / (motionRate ?? 1) / 60
+        return "everyday motion: " + String(format: "%.1f minutes, %.2f false reports per minute", minutes, perMinute) + "\n"
+    }
+
     /// Counted names, most frequent first: "Walking 3, Running 1".
     static func names(_ counts: [String: Int]) -> String {
         counts.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -214,6 +232,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         }
         s += "total: \(rejected) of \(gestures) gestures of unlearned classes rejected; \(wrongLabel) reported as a learned "
             + "class (\(repeated) more reports on them), \(falseDetections) false detections\n"
+        if let perMinute = falsePerMinute { s += motionLine(perMinute) }
         return s
     }
 }
@@ -275,15 +294,7 @@ extension Evaluation {
             throw GestureKitError("holdout and partitions must be positive, gap non-negative", field: "holdout")
         }
         let noiseLevels = try stillNoise(noise, of: data)
-        let classes = data.classes
-        var members = [[Int]](repeating: [], count: classes.count)
-        for (i, e) in data.examples.enumerated() {
-            if let l = e.label, let c = classes.firstIndex(of: l), e.series.frameCount > 0 { members[c].append(i) }
-        }
-        for (c, m) in members.enumerated() where m.count <= holdout {
-            throw GestureKitError("class \(classes[c]) has \(m.count) examples: need more than --holdout \(holdout) to train on the rest",
-                                  file: data.source, field: "holdout")
-        }
+        let members = try classMembers(data, holdout: holdout)
         var report = SpottingReplayReport(partitions: [], holdout: holdout, gap: gap, noise: noise)
         for p in 0..<partitions {
             let s = seed &+ UInt64(p)
@@ -295,6 +306,20 @@ extension Evaluation {
             }
         }
         return report
+    }
+
+    /// Example indices per class, refused when a class has no more than `holdout` to train on.
+    static func classMembers(_ data: Dataset, holdout: Int) throws -> [[Int]] {
+        let classes = data.classes
+        var members = [[Int]](repeating: [], count: classes.count)
+        for (i, e) in data.examples.enumerated() {
+            if let l = e.label, let c = classes.firstIndex(of: l), e.series.frameCount > 0 { members[c].append(i) }
+        }
+        for (c, m) in members.enumerated() where m.count <= holdout {
+            throw GestureKitError("class \(classes[c]) has \(m.count) examples: need more than --holdout \(holdout) to train on the rest",
+                                  file: data.source, field: "holdout")
+        }
+        return members
     }
 
     /// One partition of the replay: `holdout` examples of each class (`members`: example indices per
@@ -321,8 +346,8 @@ extension Evaluation {
     }
 
     /// `spec` trained on `data`, refused unless it decides while a stream runs.
-    static func trainedLive(_ spec: PipelineSpec, on data: Dataset) throws -> Pipeline {
-        let pipeline = try Pipeline.train(spec, on: data)
+    static func trainedLive(_ spec: PipelineSpec, on data: Dataset, negatives: [TimeSeries] = []) throws -> Pipeline {
+        let pipeline = try Pipeline.train(spec, on: data, negatives: negatives)
         guard pipeline.decidesLive else {
             throw GestureKitError("the pipeline classifies whole examples and cannot decide while a stream runs", field: "classifier")
         }
@@ -348,8 +373,11 @@ extension Evaluation {
     }
 
     /// `noise`: per channel, the standard deviation of the Gaussian noise on still frames (empty: none).
+    /// `fill`: what lies before, between and after the gestures instead of still frames, given the
+    /// frames on either side (`nil` at the stream's ends).
     static func replay(_ pipeline: Pipeline, _ gestures: [Example], gap: Int, still: StillFrames, seed: UInt64,
-                       noise: [Float] = []) throws -> SpottingReplayReport.Partition {
+                       noise: [Float] = [],
+                       fill: ((ArraySlice<Float>?, ArraySlice<Float>?) -> [Float])? = nil) throws -> SpottingReplayReport.Partition {
         let c = pipeline.channelCount
         var frames: [Float] = []
         var spans: [(range: ClosedRange<Int>, label: String)] = []
@@ -361,18 +389,33 @@ extension Evaluation {
                 frames += noise.count == c ? held.indices.map { held[$0] + noise[$0] * rng.nextGaussian() } : held
             }
         }
+        var motionFrames = 0
         for (k, g) in gestures.enumerated() {
             let s = g.series
             guard s.channelCount == c else {
                 throw GestureKitError("example has \(s.channelCount) channels, the pipeline expects \(c)", field: "channels")
             }
             let previousLast = k > 0 ? gestures[k - 1].series.frame(gestures[k - 1].series.frameCount - 1) : s.frame(0)
-            hold(still == .first ? s.frame(0) : previousLast)
+            if let fill {
+                let between = fill(k > 0 ? previousLast : nil, s.frame(0))
+                frames += between
+                motionFrames += between.count / c
+            } else {
+                hold(still == .first ? s.frame(0) : previousLast)
+            }
             let begin = frames.count / c
             frames += s.values
             spans.append((begin...(frames.count / c - 1), g.label ?? ""))
         }
-        if let g = gestures.last { hold(g.series.frame(g.series.frameCount - 1)) }
+        if let g = gestures.last {
+            if let fill {
+                let after = fill(g.series.frame(g.series.frameCount - 1), nil)
+                frames += after
+                motionFrames += after.count / c
+            } else {
+                hold(g.series.frame(g.series.frameCount - 1))
+            }
+        }
 
         var live = pipeline.recognizer()
         var detections: [Detection] = []
@@ -383,6 +426,7 @@ extension Evaluation {
         }
         detections += live.flush()
         var result = SpottingReplayReport.Partition(seed: seed, still: still)
+        result.motionFrames = motionFrames
         var charged = [[Detection]](repeating: [], count: spans.count)
         var strays: [SpottingReplayReport.Outcome] = []
         for d in detections {

@@ -62,23 +62,47 @@ public struct Pipeline: Sendable {
     ///   - dataset: the labelled examples.
     ///   - progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
     ///   - isCancelled: polled between stages, epochs and folds; true stops with `CancellationError`.
-    public static func train(_ spec: PipelineSpec, on dataset: Dataset,
+    ///   - negatives: recordings in which no gesture happens (everyday motion), in the data's
+    ///     channels. A classifier that spots (DTW) learns its background from them; every other
+    ///     pipeline takes them as examples of its rest class (``PipelineSpec/rest``, named
+    ///     ``negativeLabel`` when the spec has none), cut into windows or into pieces as long as
+    ///     the median example. The pipeline keeps what was learned, not the frames.
+    public static func train(_ spec: PipelineSpec, on dataset: Dataset, negatives: [TimeSeries] = [],
                              progress: (@Sendable (TrainingProgress) -> Void)? = nil,
                              isCancelled: @escaping @Sendable () -> Bool = { false }) throws -> Pipeline {
         try spec.check()
         let started = Date()
         var spec = spec
+        var dataset = dataset
+        for (i, n) in negatives.enumerated() {
+            guard n.channelCount == dataset.channelCount else {
+                throw GestureKitError("negative recording \(i + 1) has \(n.channelCount) channels, the data has \(dataset.channelCount)",
+                                      field: "negatives")
+            }
+            guard n.isFinite else { throw GestureKitError("negative recording \(i + 1) holds a non-finite value", field: "negatives") }
+        }
+        let learnsNegatives: Bool
+        if case .sequence(let c) = spec.classifier, spec.window == nil, c is any NegativeLearning { learnsNegatives = true } else { learnsNegatives = false }
+        if !negatives.isEmpty, !learnsNegatives {
+            let rest = spec.rest ?? negativeLabel
+            spec.rest = rest
+            dataset.examples += Self.negativePieces(negatives, like: dataset, windowed: spec.window != nil)
+                .map { Example(series: $0, label: rest) }
+            if !dataset.classes.contains(rest) { dataset.classes.append(rest) }
+        }
         var data = try LabelledSeries(dataset, rest: spec.rest)
+        var background = learnsNegatives ? negatives : []
         let rate = dataset.sampleRate
         for i in spec.preprocessing.indices {
             try spec.preprocessing[i].fit(data.series, channels: data.channels, sampleRate: rate)
             let stage = spec.preprocessing[i]
             data.series = data.series.map { stage.apply(to: $0) }
+            background = background.map { stage.apply(to: $0) }
             progress?(.fitted(stage: type(of: stage).kind))
         }
         let inputs = data.windows(spec.window)
         let context = TrainingContext(groups: inputs.groups.contains { $0 != nil } ? inputs.groups : [], progress: progress,
-                                      isCancelled: isCancelled)
+                                      isCancelled: isCancelled, negatives: background)
         try context.checkCancellation()
         let featureCount = try trainClassifier(&spec, on: inputs, classes: data.classes, context: context,
                                                sampleRate: rate, source: dataset.source)
@@ -102,6 +126,25 @@ public struct Pipeline: Sendable {
                                 training: summary)
         if !pipeline.decidesLive { pipeline.liveWindow = LiveWindow.fitted(to: data.series) }
         return pipeline
+    }
+
+    /// The rest class negatives become when the spec names none.
+    public static let negativeLabel = "not-a-gesture"
+
+    /// Negative recordings as rest examples: whole for windowed specs (cut into windows later),
+    /// else in pieces as long as the data's median example.
+    static func negativePieces(_ negatives: [TimeSeries], like data: Dataset, windowed: Bool) -> [TimeSeries] {
+        if windowed { return negatives }
+        let lengths = data.examples.map(\.series.frameCount).filter { $0 > 0 }.sorted()
+        guard !lengths.isEmpty else { return negatives }
+        let n = lengths[lengths.count / 2]
+        return negatives.flatMap { s -> [TimeSeries] in
+            let c = s.channelCount
+            return stride(from: 0, through: s.frameCount - n, by: n).map { at in
+                TimeSeries(values: Array(s.values[(at * c)..<((at + n) * c)]), channelCount: c,
+                           channelNames: s.channelNames, sampleRate: s.sampleRate)
+            }
+        }
     }
 
     /// Trains the classifier on what it sees (series, or features fitted and extracted here).

@@ -149,13 +149,17 @@ public struct TrainingContext: Sendable {
     /// Asked between epochs, folds and templates; when it answers true, training throws
     /// `CancellationError` (the async API wires it to `Task.isCancelled`).
     public var isCancelled: @Sendable () -> Bool
+    /// Recordings in which no gesture happens (everyday motion, already pre-processed), for a
+    /// classifier that learns "not a gesture" from them (see ``Pipeline/train(_:on:negatives:progress:isCancelled:)``).
+    public var negatives: [TimeSeries] = []
 
     /// A context; every parameter is the property of the same name.
     public init(groups: [String?] = [], progress: (@Sendable (TrainingProgress) -> Void)? = nil,
-                isCancelled: @escaping @Sendable () -> Bool = { false }) {
+                isCancelled: @escaping @Sendable () -> Bool = { false }, negatives: [TimeSeries] = []) {
         self.groups = groups
         self.progress = progress
         self.isCancelled = isCancelled
+        self.negatives = negatives
     }
 
     /// Throws `CancellationError` when training was cancelled. - Complexity: one call of ``isCancelled``.
@@ -312,6 +316,10 @@ public protocol SpottingClassifier: SequenceClassifier {
     /// templates resampled away from the stream's time scale).
     func makeSpotter() -> (any Spotter)?
 }
+
+/// A classifier that learns "not a gesture" from recordings with no gesture in them
+/// (``TrainingContext/negatives``) instead of taking them as examples of a rest class.
+public protocol NegativeLearning {}
 
 /// Incremental matcher over a stream of pre-processed frames.
 public protocol Spotter: Sendable {
