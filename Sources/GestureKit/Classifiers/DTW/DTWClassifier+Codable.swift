@@ -14,6 +14,8 @@
 /// | `nullRejection` | k in mean + k * std | off |
 /// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
 /// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
+/// | `decoder` | live spotting: `"segmental"` (one scored decoder) or `"rules"` (the rule stack of earlier versions) | `"rules"` |
+/// | `insertionPenalty` | log-odds a spotted segment must exceed to be reported | 2 |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
@@ -24,11 +26,12 @@
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, derivative, trained
+        case decoder, insertionPenalty
     }
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
-        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts, derivativeScales
+        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts, derivativeScales, segmental
     }
 
     public init(from decoder: Decoder) throws {
@@ -42,6 +45,9 @@ extension DTWClassifier {
             nullRejection: try c.decodeIfPresent(Float.self, forKey: .nullRejection))
         tune = try c.decodeIfPresent(Bool.self, forKey: .tune) ?? false
         derivative = try c.decodeIfPresent(Float.self, forKey: .derivative)
+        self.decoder = try c.decodeIfPresent(SpottingDecoder.self, forKey: .decoder) ?? .rules
+        insertionPenalty = try c.decodeIfPresent(Float.self, forKey: .insertionPenalty)
+        if let p = insertionPenalty, !p.isFinite { throw GestureKitError("must be finite", field: "insertionPenalty") }
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
             band = .samples(s)
         } else if let f = try c.decodeIfPresent(Double.self, forKey: .band) {
@@ -63,6 +69,8 @@ extension DTWClassifier {
                                                  impostorCosts: try t.decodeIfPresent(PackedFloats.self, forKey: .spottingImpostorCosts))
             }
             m.derivativeScales = try t.decodeIfPresent(PackedFloats.self, forKey: .derivativeScales)?.values
+            m.segmental = try t.decodeIfPresent(SegmentalModel.self, forKey: .segmental)
+            try m.segmental?.validate(classCount: classes.count)
             // Envelopes are rebuilt only once the shapes are known to agree (validate() rechecks).
             try DTWClassifier.checkShapes(m, band: band)
             m.rebuildDerived(band: band)
@@ -94,6 +102,8 @@ extension DTWClassifier {
         try c.encode(tune, forKey: .tune)
         // Written only when on, so the files of pipelines without it keep their bytes.
         try c.encodeIfPresent(derivative, forKey: .derivative)
+        if decoder != .rules { try c.encode(decoder, forKey: .decoder) }
+        try c.encodeIfPresent(insertionPenalty, forKey: .insertionPenalty)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)
@@ -110,6 +120,7 @@ extension DTWClassifier {
                 try t.encodeIfPresent(cal.impostorCosts, forKey: .spottingImpostorCosts)
             }
             try t.encodeIfPresent(model.derivativeScales.map(PackedFloats.init), forKey: .derivativeScales)
+            try t.encodeIfPresent(model.segmental, forKey: .segmental)
         }
     }
 

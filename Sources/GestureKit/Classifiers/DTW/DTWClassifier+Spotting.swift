@@ -1,8 +1,12 @@
 /// DTW pipelines run live by spotting: subsequence DTW of every template against the stream.
-extension DTWClassifier: SpottingClassifier {
+extension DTWClassifier: SpottingClassifier, NegativeLearning {
     /// `nil` unless the model keeps the stream's time scale and units and has spotting thresholds (see
     /// ``DTWSpotter/init(classifier:)``).
     public func makeSpotter() -> (any Spotter)? {
+        if decoder == .segmental, canSpot, let model, let segmental = model.segmental {
+            return SegmentalSpotter(model: model, segmental: segmental,
+                                    penalty: insertionPenalty ?? SegmentalSpotter.defaultPenalty)
+        }
         guard let inner = try? DTWSpotter(classifier: self) else { return nil }
         return DTWSpotterStage(inner: inner, classifier: self)
     }

@@ -37,6 +37,13 @@ public struct DTWClassifier: SequenceClassifier {
     /// Łuczak 2013: two performances of one gesture differ more in level than in shape); `nil` = off.
     /// Spotting still matches the raw channels; only the labelling of what it found uses them.
     public var derivative: Float?
+    /// How a live stream is spotted: one scored decoder, or the rule stack it replaces.
+    public var decoder: SpottingDecoder = .rules
+    /// The log-odds a spotted segment must exceed to be reported; `nil`: 2, chosen on the spotting suite's tuning split.
+    /// Can be changed after training without retraining.
+    public var insertionPenalty: Float?
+    /// Negative recordings of the training call in progress (see ``TrainingContext/negatives``).
+    var trainingNegatives: [TimeSeries] = []
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
     /// training without retraining.
     public var nullRejection: Float? {
@@ -61,6 +68,8 @@ public struct DTWClassifier: SequenceClassifier {
         package var spotting: SpottingCalibration? = nil
         /// Per channel, the weight of its first difference in whole-example search; `nil` = none.
         package var derivativeScales: [Float]? = nil
+        /// What the segmental spotting decoder learned; `nil` in files saved before it.
+        package var segmental: SegmentalModel? = nil
         // Derived at training and after decoding; not stored.
         /// With `derivativeScales`, the same templates with the differences appended (one model).
         var differenced: [Model] = []
@@ -176,6 +185,10 @@ public struct DTWClassifier: SequenceClassifier {
             m.rejection.fitWidening(perClass)
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
             m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
+            if canSpot, decoder == .segmental {
+                m.segmental = SegmentalModel.learn(m, examples: examples, labels: labels,
+                                                   templateOf: examples.indices.map { templateOf[$0] }, negatives: trainingNegatives)
+            }
             model = m
         } else {
             // Leave-one-out nearest same-class distance of every example.
@@ -192,8 +205,20 @@ public struct DTWClassifier: SequenceClassifier {
             }
             all.rejection.fitWidening(perClass)
             all.spotting = calibratedSpotting(all, examples, labels, Array(examples.indices))
+            if canSpot, decoder == .segmental {
+                all.segmental = SegmentalModel.learn(all, examples: examples, labels: labels,
+                                                     templateOf: Array(examples.indices), negatives: trainingNegatives)
+            }
             model = all
         }
+    }
+
+    /// Training that also learns what is not a gesture from `context.negatives` (for the
+    /// the segmental spotting decoder), instead of taking them as a rest class.
+    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String], context: TrainingContext) throws {
+        trainingNegatives = context.negatives
+        defer { trainingNegatives = [] }
+        try train(examples, labels: labels, classes: classes)
     }
 
     /// Whether templates stay in the stream's time scale and units, so a ``DTWSpotter`` can run them

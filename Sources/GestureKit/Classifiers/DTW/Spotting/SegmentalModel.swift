@@ -1,0 +1,290 @@
+import Foundation
+
+/// What the segmental spotting decoder (the segmental decoder) learned at training: how likely a
+/// subsequence match is to be a gesture of its class rather than anything else.
+///
+/// A candidate is a SPRING match of a class-`c` template: its cost `d`, its length `n` and the
+/// movement of its frames `v`. Four features describe it on class `c`'s own scale:
+/// 1. the cost against the class's true matches, `(log d - costMean[c]) / costSpread`;
+/// 2. the length against a typical performance, `|log(n / typicalLength[c])|`;
+/// 3. the movement against the class's templates, `|log((v + e) / (motion[c] + e))|`, with `e` a
+///    hundredth of the templates' mean movement;
+/// and a constant. One logistic model over them (``weights``, shared by every class) gives the
+/// log-odds that a candidate is its class's gesture. It is fitted at training on:
+/// - true matches: each training example streamed between others, against the templates of its
+///   class that are not itself (leave-one-out);
+/// - false matches: each class's cheapest matches on held frames, on fragments of its own gestures
+///   (less than half of one), on other classes' gestures
+///   (what a gesture of a class never learned looks like to it), and on negative recordings
+///   (everyday motion with no gesture), one per stretch of a typical performance.
+/// The cost and movement weights are kept at or below zero, so a cheaper match or one closer to
+/// its class never scores lower; that bound is what lets the decoder report a gesture as soon as
+/// no path still alive could beat it.
+public struct SegmentalModel: Sendable, Hashable, Codable {
+    /// Per class, the mean log cost of its true matches.
+    public var costMean: [Float]
+    /// The spread of log true-match costs around their class's mean, pooled over classes.
+    public var costSpread: Float
+    /// Per class, its median template length.
+    public var typicalLength: [Float]
+    /// Per class, the mean movement per frame of its templates (summed absolute first differences).
+    public var motion: [Float]
+    /// Logistic weights: constant, cost, length, movement.
+    public var weights: [Float]
+    /// True and false matches the weights were fitted on (for `gesture info` and tests).
+    public var samples: [Int]
+
+    /// Log-odds that a class-`c` candidate of cost `d`, `n` frames, moving `v` per frame, is a gesture of `c`.
+    @inline(__always)
+    func logOdds(_ c: Int, cost d: Float, length n: Int, movement v: Float) -> Float {
+        let f = features(c, cost: d, length: n, movement: v)
+        return weights[0] + weights[1] * f.0 + weights[2] * f.1 + weights[3] * f.2
+    }
+
+    /// The most log-odds any candidate of class `c` whose cost is at least `d` can reach.
+    @inline(__always)
+    func bound(_ c: Int, cost d: Float) -> Float {
+        weights[0] + weights[1] * (log(max(d, Self.tiny)) - costMean[c]) / costSpread
+    }
+
+    @inline(__always)
+    func features(_ c: Int, cost d: Float, length n: Int, movement v: Float) -> (Float, Float, Float) {
+        let e = motionFloor
+        return ((log(max(d, Self.tiny)) - costMean[c]) / costSpread,
+                abs(log(Float(n) / typicalLength[c])),
+                abs(log((v + e) / (motion[c] + e))))
+    }
+
+    var motionFloor: Float { max(motion.reduce(0, +) / Float(max(motion.count, 1)) * 0.01, Self.tiny) }
+
+    static let tiny: Float = 1e-12
+
+    func validate(classCount: Int) throws {
+        guard costMean.count == classCount, typicalLength.count == classCount, motion.count == classCount, weights.count == 4 else {
+            throw GestureKitError("segmental spotting model sized for another class count", field: "trained.segmental")
+        }
+        guard (costMean + typicalLength + motion + weights + [costSpread]).allSatisfy(\.isFinite), costSpread > 0,
+              typicalLength.allSatisfy({ $0 > 0 }) else {
+            throw GestureKitError("segmental spotting model holds a non-finite or non-positive value", field: "trained.segmental")
+        }
+    }
+}
+
+extension SegmentalModel {
+    /// One match seen at training: its class, features and whether it was its class's gesture.
+    struct Sample { var c: Int; var cost: Float; var length: Int; var movement: Float; var positive: Bool }
+
+    /// Learns the model from `examples` (as the classifier was trained on them) against `model`'s
+    /// templates, and from `negatives` (recordings with no gesture in them).
+    /// - Parameter templateOf: the template each example became, if any (left out of its own stream).
+    static func learn(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int], templateOf: [Int?],
+                      negatives: [TimeSeries]) -> SegmentalModel? {
+        let classCount = model.classes.count, c = model.channels
+        guard classCount > 0, !model.lengths.isEmpty else { return nil }
+        let typical = (0..<classCount).map { cls -> Float in
+            let own = model.lengths.indices.filter { model.labels[$0] == cls }.map { model.lengths[$0] }.sorted()
+            return Float(own.isEmpty ? (model.lengths.sorted()[model.lengths.count / 2]) : own[own.count / 2])
+        }
+        let motion = (0..<classCount).map { cls -> Float in
+            let own = model.lengths.indices.filter { model.labels[$0] == cls }
+            guard !own.isEmpty else { return 0 }
+            return own.map { k -> Float in
+                let n = model.lengths[k], at = model.offsets[k]
+                guard n > 1 else { return 0 }
+                var s: Float = 0
+                for ch in 0..<c { for i in 1..<n { s += abs(model.templates[at + ch * n + i] - model.templates[at + ch * n + i - 1]) } }
+                return s / Float(n - 1)
+            }.reduce(0, +) / Float(own.count)
+        }
+        var scan = CandidateScan(model, typical: typical)
+        var samples: [Sample] = []
+        // Calibration streams as SpottingCalibration builds them: neighbours of other classes, each
+        // followed by its last frame held.
+        let context = SpottingCalibration.context(model)
+        let totalLength = model.lengths.reduce(0, +)
+        let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
+        let perStream = Double(2 * (meanLength + context)) * Double(totalLength) * Double(c)
+        let quota = max(2, max(2 * classCount, Int(SpottingCalibration.budget / max(perStream, 1))) / classCount)
+        var chosen = [[Int]](repeating: [], count: classCount)
+        for cls in 0..<classCount {
+            let members = labels.indices.filter { labels[$0] == cls }
+            let q = min(quota, members.count)
+            chosen[cls] = (0..<q).map { members[$0 * members.count / q] }
+        }
+        var order: [Int] = []
+        for r in 0..<(chosen.map(\.count).max() ?? 0) {
+            for cls in 0..<classCount where r < chosen[cls].count { order.append(chosen[cls][r]) }
+        }
+        for (a, i) in order.enumerated() {
+            let j = order[(a + order.count - 1) % order.count]
+            let parts = (j == i ? [i] : [j, i])
+            var stream: [Float] = []
+            var spans: [(range: ClosedRange<Int>, label: Int)] = []
+            var skip = Set<Int>()
+            for p in parts {
+                let s = examples[p], n = s.frameCount
+                spans.append(((stream.count / c)...(stream.count / c + n - 1), labels[p]))
+                stream += s.values
+                let last = s.values[((n - 1) * c)..<(n * c)]
+                for _ in 0..<context { stream += last }
+                if let t = templateOf[p] { skip.insert(t) }
+            }
+            samples += scan.run(stream, spans: spans, skip: skip, positivesOf: spans.count - 1)
+        }
+        // Negatives within the same budget of DTW cells.
+        let negativeFrames = Int(SpottingCalibration.budget / Double(max(totalLength * c, 1)))
+        var used = 0
+        for s in negatives where used < negativeFrames {
+            let n = min(s.frameCount, negativeFrames - used)
+            used += n
+            samples += scan.run(Array(s.values[0..<(n * c)]), spans: [], skip: [], positivesOf: nil)
+        }
+        var costMean = [Float](repeating: 0, count: classCount)
+        var logs = [[Float]](repeating: [], count: classCount)
+        for s in samples where s.positive { logs[s.c].append(log(max(s.cost, tiny))) }
+        let pooled = logs.flatMap { $0 }
+        guard !pooled.isEmpty else { return nil }
+        let pooledMean = pooled.reduce(0, +) / Float(pooled.count)
+        var squares: Float = 0, n: Float = 0
+        for cls in 0..<classCount {
+            costMean[cls] = logs[cls].isEmpty ? pooledMean : logs[cls].reduce(0, +) / Float(logs[cls].count)
+            for v in logs[cls] { squares += (v - costMean[cls]) * (v - costMean[cls]); n += 1 }
+        }
+        let spread = max((squares / max(n - 1, 1)).squareRoot(), 0.05)
+        var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
+                               weights: [0, -1, 0, 0], samples: [samples.filter(\.positive).count, samples.filter { !$0.positive }.count])
+        m.weights = fitWeights(samples.map { s in
+            let f = m.features(s.c, cost: s.cost, length: s.length, movement: s.movement)
+            return ([1, f.0, f.1, f.2], s.positive)
+        })
+        return m
+    }
+
+    /// Logistic regression by Newton's method, positives and negatives weighted to equal totals,
+    /// with a small ridge; weights 1-3 kept at or below zero (a feature pinned at zero is refitted
+    /// without it).
+    static func fitWeights(_ data: [([Float], Bool)]) -> [Float] {
+        let pos = Double(data.filter(\.1).count), neg = Double(data.count) - pos
+        guard pos > 0, neg > 0 else { return [0, -1, 0, 0] }
+        let d = 4
+        var w = [Double](repeating: 0, count: d)
+        var pinned = Set<Int>()
+        for _ in 0..<8 {
+            for _ in 0..<50 {
+                var g = [Double](repeating: 0, count: d), h = [Double](repeating: 0, count: d * d)
+                for (x, y) in data {
+                    let weight = y ? 0.5 / pos : 0.5 / neg
+                    var z = 0.0
+                    for j in 0..<d { z += w[j] * Double(x[j]) }
+                    let p = 1 / (1 + exp(-z))
+                    let r = (y ? 1 : 0) - p
+                    for j in 0..<d {
+                        g[j] += weight * r * Double(x[j])
+                        for k in 0..<d { h[j * d + k] += weight * p * (1 - p) * Double(x[j]) * Double(x[k]) }
+                    }
+                }
+                for j in 0..<d { g[j] -= 1e-3 * w[j]; h[j * d + j] += 1e-3 }
+                for j in pinned { g[j] = 0; for k in 0..<d { h[j * d + k] = 0; h[k * d + j] = 0 }; h[j * d + j] = 1 }
+                guard let step = solve(h, g, d) else { break }
+                for j in 0..<d { w[j] += step[j] }
+                if step.map(abs).max()! < 1e-8 { break }
+            }
+            let wrong = (1..<d).filter { w[$0] > 0 && !pinned.contains($0) }
+            if wrong.isEmpty { break }
+            for j in wrong { pinned.insert(j); w[j] = 0 }
+        }
+        return w.map { Float($0) }
+    }
+
+    /// Solves `h x = g` (d by d) by Gaussian elimination with partial pivoting.
+    static func solve(_ h: [Double], _ g: [Double], _ d: Int) -> [Double]? {
+        var a = h, b = g
+        for col in 0..<d {
+            let p = (col..<d).max { abs(a[$0 * d + col]) < abs(a[$1 * d + col]) }!
+            guard abs(a[p * d + col]) > 1e-15 else { return nil }
+            if p != col {
+                for k in 0..<d { a.swapAt(p * d + k, col * d + k) }
+                b.swapAt(p, col)
+            }
+            for r in (col + 1)..<d {
+                let f = a[r * d + col] / a[col * d + col]
+                for k in col..<d { a[r * d + k] -= f * a[col * d + k] }
+                b[r] -= f * b[col]
+            }
+        }
+        var x = [Double](repeating: 0, count: d)
+        for r in stride(from: d - 1, through: 0, by: -1) {
+            var s = b[r]
+            for k in (r + 1)..<d { s -= a[r * d + k] * x[k] }
+            x[r] = s / a[r * d + r]
+        }
+        return x
+    }
+}
+
+/// Subsequence DTW of every template over a training stream, keeping per class its candidates as
+/// the decoder sees them: one cheapest per class per end frame.
+struct CandidateScan {
+    let model: DTWClassifier.Model
+    let typical: [Float]
+    var columns: SpringColumns
+
+    init(_ model: DTWClassifier.Model, typical: [Float]) {
+        self.model = model
+        self.typical = typical
+        columns = SpringColumns(channels: model.channels, templates: model.templates, lengths: model.lengths,
+                                offsets: model.offsets)
+    }
+
+    /// The samples of one stream: for span `positivesOf`, its class's cheapest match lying mostly
+    /// on it (a true match); per class, the cheapest match in each stretch of a typical
+    /// performance that lies mostly on no gesture of its class (a false match).
+    mutating func run(_ stream: [Float], spans: [(range: ClosedRange<Int>, label: Int)], skip: Set<Int>,
+                      positivesOf: Int?) -> [SegmentalModel.Sample] {
+        let c = model.channels, frames = stream.count / c, classCount = model.classes.count
+        guard frames > 1 else { return [] }
+        var moved = [Float](repeating: 0, count: frames + 1)  // prefix sums of per-frame movement
+        for t in 1..<frames {
+            var s: Float = 0
+            for k in 0..<c { s += abs(stream[t * c + k] - stream[(t - 1) * c + k]) }
+            moved[t + 1] = moved[t] + s
+        }
+        func movement(_ a: Int, _ b: Int) -> Float { b > a ? (moved[b + 1] - moved[a + 1]) / Float(b - a) : 0 }
+        var best: SegmentalModel.Sample? = nil
+        var blockBest = [SegmentalModel.Sample?](repeating: nil, count: classCount)
+        var blockEnd = typical.map { Int($0) }
+        var out: [SegmentalModel.Sample] = []
+        columns.reset()
+        stream.withUnsafeBufferPointer { sp in
+            for t in 0..<frames {
+                columns.step(UnsafeBufferPointer(rebasing: sp[(t * c)..<((t + 1) * c)]), frame: t)
+                for cls in 0..<classCount where t >= blockEnd[cls] {
+                    if let b = blockBest[cls] { out.append(b) }
+                    blockBest[cls] = nil
+                    blockEnd[cls] = t + max(Int(typical[cls]), 1)
+                }
+                for k in model.lengths.indices where !skip.contains(k) {
+                    let (d, start) = columns.whole(k)
+                    let n = t - start + 1
+                    guard d.isFinite, plausibleLength(n, template: model.lengths[k]) else { continue }
+                    let cls = model.labels[k]
+                    // The gesture itself: on its class's span for half the match and half the span.
+                    let own = spans.contains {
+                        let o = $0.range.overlapCount(start, t)
+                        return $0.label == cls && 2 * o >= n && 2 * o >= $0.range.count
+                    }
+                    let sample = SegmentalModel.Sample(c: cls, cost: d, length: n, movement: movement(start, t), positive: own)
+                    if own {
+                        if let b = positivesOf, 2 * spans[b].range.overlapCount(start, t) >= n, spans[b].label == cls,
+                           d < (best?.cost ?? .infinity) { best = sample }
+                    } else if d < (blockBest[cls]?.cost ?? .infinity) {
+                        blockBest[cls] = sample
+                    }
+                }
+            }
+        }
+        for b in blockBest { if let b { out.append(b) } }
+        if let best { out.append(best) }
+        return out
+    }
+}
