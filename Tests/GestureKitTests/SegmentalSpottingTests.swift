@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import GestureKit
+
+/// The segmental spotting decoder, what it learns, and the everyday-motion replay that measures it.
+@Suite struct SegmentalSpottingTests {
+    /// The logistic fit recovers the weights that generated the labels (Bernoulli draws from a known
+    /// model with negative cost, length and movement weights), within sampling error.
+    @Test func logisticFitRecoversGeneratingWeights() {
+        var rng = SeededGenerator(seed: 11)
+        let truth: [Double] = [0.5, -2, -1, -0.5]
+        var data: [([Float], Bool)] = []
+        for _ in 0..<20000 {
+            let x: [Float] = [1, rng.nextGaussian(), abs(rng.nextGaussian()), abs(rng.nextGaussian())]
+            let z = zip(truth, x).map { $0 * Double($1) }.reduce(0, +)
+            let y = Double(rng.nextUnit()) < 1 / (1 + exp(-z))
+            data.append((x, y))
+        }
+        let w = SegmentalModel.fitWeights(data)
+        // Class-balanced weighting moves only the constant; the slopes are the generating ones.
+        for j in 1..<4 { #expect(abs(Double(w[j]) - truth[j]) < 0.15, "weight \(j): \(w[j]) against \(truth[j])") }
+    }
+
+    /// A feature that points the wrong way (higher cost, more likely a gesture) is pinned at zero,
+    /// which keeps the decoder's bound on live paths valid.
+    @Test func weightsThatWouldRewardCostArePinnedAtZero() {
+        var rng = SeededGenerator(seed: 12)
+        var data: [([Float], Bool)] = []
+        for _ in 0..<4000 {
+            let cost = rng.nextGaussian()
+            data.append(([1, cost, 0, 0], Double(rng.nextUnit()) < 1 / (1 + exp(-2 * Double(cost)))))
+        }
+        let w = SegmentalModel.fitWeights(data)
+        #expect(w[1] <= 0 && w[2] <= 0 && w[3] <= 0)
+    }
+
+    /// Everyday motion mapped onto a set: the set's channel count, rate and per-sensor spread, and
+    /// stretches that join the frames on either side exactly.
+    @Test func motionIsMappedToTheSetsRateAndScaleAndJoinsItsNeighbours() throws {
+        // A 50 Hz source: a sine on every channel, gyroscope ten times the acceleration.
+        let n = 5000
+        var v = [Float](repeating: 0, count: n * 6)
+        for f in 0..<n {
+            for k in 0..<6 { v[f * 6 + k] = (k < 3 ? 1 : 10) * sin(Float(f) * 0.05 + Float(k)) }
+        }
+        let source = TimeSeries(values: v, channelCount: 6, sampleRate: 50)
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let motion = try EverydayMotion.mapped([source], sourceRate: 50, like: data, rate: 10)
+        let m = motion.recordings[0]
+        #expect(m.channelCount == 6)
+        #expect(abs(m.frameCount - n / 5) <= 1)
+        let target = Evaluation.channelMoments(data.examples.map(\.series), channels: 6)
+        let got = Evaluation.channelMoments([m], channels: 6)
+        for g in [0, 3] {
+            let want = (g..<(g + 3)).map { target.std[$0] * target.std[$0] }.reduce(0, +)
+            let have = (g..<(g + 3)).map { got.std[$0] * got.std[$0] }.reduce(0, +)
+            #expect(abs(have / want - 1) < 0.05, "sensor from channel \(g): spread \(have) against \(want)")
+        }
+        var rng = SeededGenerator(seed: 3)
+        let before: [Float] = [1, 2, 3, 4, 5, 6], after: [Float] = [-1, -2, -3, -4, -5, -6]
+        let s = motion.stretch(60, before: before[...], after: after[...], using: &rng)
+        #expect(s.count == 60 * 6)
+        for k in 0..<6 {
+            #expect(abs(s[k] - before[k]) < 1e-4)
+            #expect(abs(s[59 * 6 + k] - after[k]) < 1e-4)
+        }
+    }
+
+    /// A segmental DTW pipeline saves what its decoder learned and decides the same after a reload.
+    @Test func segmentalModelRoundTripsThroughThePipelineFile() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "segmental", "insertionPenalty": 1.5}}"#)
+        let pipeline = try Pipeline.train(spec, on: data)
+        let path = TestData.temporaryFile("segmental.gesture")
+        try pipeline.save(to: path)
+        let loaded = try Pipeline.load(path)
+        let stream = data.examples.prefix(8).flatMap(\.series.values)
+        func decisions(_ p: Pipeline) throws -> [Detection] {
+            var live = p.recognizer()
+            var out: [Detection] = []
+            for f in 0..<(stream.count / 6) {
+                if let d = try live.push(Array(stream[(f * 6)..<((f + 1) * 6)])) { out.append(d) }
+            }
+            return out + live.flush()
+        }
+        let a = try decisions(pipeline), b = try decisions(loaded)
+        #expect(!a.isEmpty)
+        #expect(a == b)
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(text.contains("\"segmental\""))
+        #expect(text.contains("\"insertionPenalty\""))
+    }
+
+    /// The decoder on real data: UWave gestures amid everyday motion of people it never saw
+    /// (HAPT), trained with negatives of other people. It must report fewer false gestures per
+    /// minute of motion than the rule stack, and still find once rightly more than half the gestures
+    /// the pipeline names rightly when each is classified whole (it does not buy quiet by silence).
+    @Test(.enabled(if: TestData.hasShared)) func segmentalDecoderIsQuieterAmidEverydayMotionThanTheRules() throws {
+        let data = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
+        let hapt = try HAPTFormat.read(TestData.sharedPath("hapt-raw"))
+        let all = hapt.recordings.map(\.series)
+        func users(_ ids: [Int]) -> [TimeSeries] {
+            let names = Set(ids.map { String(format: "user%02d", $0) })
+            return hapt.recordings.filter { $0.user.map(names.contains) == true }.map(\.series)
+        }
+        let between = try EverydayMotion.mapped(users([14, 15, 16]), sourceRate: 50, like: data, rate: 100, reference: all)
+        let negatives = try EverydayMotion.mapped(users([1, 3, 5]), sourceRate: 50, like: data, rate: 100, reference: all)
+            .sample(seconds: 300)
+        let segmental = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "segmental"}}"#)
+        let rules = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#)
+        let s = try Evaluation.everydayReplay(segmental, on: data, motion: between, negatives: negatives, partitions: 1, seed: 500)
+        let r = try Evaluation.everydayReplay(rules, on: data, motion: between, negatives: negatives, partitions: 1, seed: 500)
+        #expect(s.gestures == 24 && r.gestures == 24)
+        #expect((s.falsePerMinute ?? .infinity) < (r.falsePerMinute ?? 0))
+        #expect(2 * s.correct > s.wholeCorrect)
+    }
+
+    /// `negatives` reach a windowed pipeline as its rest class, named when the spec names none.
+    @Test func negativesBecomeTheRestClassOfOtherPipelines() throws {
+        var data = try Dataset.load(TestData.basicMotionsTrain)
+        data.sampleRate = 10
+        let spec = try PipelineSpec.load(TestData.repo.appendingPathComponent("pipelines/basicmotions-live.json").path)
+        let noise = TimeSeries(values: (0..<(600 * 6)).map { Float($0 % 7) * 0.01 }, channelCount: 6)
+        let pipeline = try Pipeline.train(spec, on: data, negatives: [noise])
+        #expect(pipeline.classes.contains(Pipeline.negativeLabel))
+        #expect(pipeline.spec.rest == Pipeline.negativeLabel)
+        #expect(throws: GestureKitError.self) {
+            try Pipeline.train(spec, on: data, negatives: [TimeSeries(values: [1, 2, 3], channelCount: 3)])
+        }
+    }
+}
