@@ -7,7 +7,7 @@ extension Pipeline {
     ///   - spec: what to train.
     ///   - dataset: the labelled examples (unlabelled ones are skipped).
     ///   - progress: called on the training thread with each step.
-    /// - Complexity: that of ``train(_:on:progress:isCancelled:)``.
+    /// - Complexity: that of ``train(_:on:negatives:progress:isCancelled:)``.
     public static func training(_ spec: PipelineSpec, on dataset: Dataset,
                                 progress: (@Sendable (TrainingProgress) -> Void)? = nil) async throws -> Pipeline {
         let flag = CancelFlag()

@@ -128,8 +128,19 @@ extension Evaluation {
     /// `negatives` (recordings of no gesture, of other people than `motion`'s). Every detection
     /// that overlaps no gesture is a false report; ``SpottingReplayReport/Partition/motionFrames``
     /// says how many frames of motion they came from.
-    /// - Parameter unlearned: instead, leave each class in turn out of training and stream all its
-    ///   examples amid the motion (every report on them is wrong).
+    /// - Parameters:
+    ///   - spec: the pipeline to train and stream.
+    ///   - data: isolated labelled gestures.
+    ///   - motion: what lies between the gestures (see ``EverydayMotion/mapped(_:sourceRate:like:rate:reference:)``).
+    ///   - negatives: recordings of no gesture the pipeline is trained with.
+    ///   - seconds: motion before, between and after the gestures.
+    ///   - holdout: examples per class held out and streamed in each partition.
+    ///   - partitions: seeded partitions, seeds `seed`, `seed + 1`, ...
+    ///   - seed: seed of the first partition's split, order and motion stretches.
+    ///   - unlearned: instead, leave each class in turn out of training and stream all its
+    ///     examples amid the motion (every report on them is wrong).
+    /// - Throws: when `seconds` is not positive, a class has no more than `holdout` examples, or a
+    ///   trained pipeline cannot decide live.
     public static func everydayReplay(_ spec: PipelineSpec, on data: Dataset, motion: EverydayMotion,
                                       negatives: [TimeSeries] = [], seconds: Double = 6, holdout: Int = 3,
                                       partitions: Int = 5, seed: UInt64 = 0,

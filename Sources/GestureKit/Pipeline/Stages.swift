@@ -168,7 +168,7 @@ public struct TrainingContext: Sendable {
     }
 }
 
-/// One step of ``Pipeline/train(_:on:progress:isCancelled:)``, as it happens.
+/// One step of ``Pipeline/train(_:on:negatives:progress:isCancelled:)``, as it happens.
 public enum TrainingProgress: Sendable, CustomStringConvertible {
     /// A pre-processing stage of this kind was fitted.
     case fitted(stage: String)

@@ -2,7 +2,7 @@
 /// examples) decides while a stream runs: it classifies the last `window` frames every `hop`, and
 /// names each gesture once, from the window that saw it best.
 ///
-/// Fitted by ``Pipeline/train(_:on:progress:isCancelled:)`` from the training examples, saved in the
+/// Fitted by ``Pipeline/train(_:on:negatives:progress:isCancelled:)`` from the training examples, saved in the
 /// pipeline file under `liveWindow`:
 /// - `window`: the median training example length (pre-processed frames), so a window sees about
 ///   one gesture, as the classifier was trained to;
