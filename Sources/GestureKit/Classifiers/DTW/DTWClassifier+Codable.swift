@@ -15,7 +15,7 @@
 /// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
 /// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
 /// | `decoder` | live spotting: `"segmental"` (one scored decoder) or `"rules"` (the rule stack of earlier versions) | `"rules"` |
-/// | `insertionPenalty` | log-odds a spotted segment must exceed to be reported | 2 |
+/// | `insertionPenalty` | log-odds (per typical performance) a spotted segment must exceed to be reported | 1 |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`

@@ -39,7 +39,7 @@ public struct DTWClassifier: SequenceClassifier {
     public var derivative: Float?
     /// How a live stream is spotted: one scored decoder, or the rule stack it replaces.
     public var decoder: SpottingDecoder = .rules
-    /// The log-odds a spotted segment must exceed to be reported; `nil`: 2, chosen on the spotting suite's tuning split.
+    /// The log-odds a spotted segment must exceed to be reported; `nil`: 1, chosen on the spotting suite's tuning split.
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
     /// Negative recordings of the training call in progress (see ``TrainingContext/negatives``).

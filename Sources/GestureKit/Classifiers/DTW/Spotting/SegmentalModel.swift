@@ -5,14 +5,14 @@ import Foundation
 ///
 /// A candidate is a SPRING match of a class-`c` template: its cost `d`, its length `n` and the
 /// movement of its frames `v`. Four features describe it on class `c`'s own scale:
-/// 1. the cost against the class's true matches, `(log d - costMean[c]) / costSpread`;
+/// 1. the cost against the class's true matches, `(log d - costMean[c]) / costSpread[c]`;
 /// 2. the length against a typical performance, `|log(n / typicalLength[c])|`;
 /// 3. the movement against the class's templates, `|log((v + e) / (motion[c] + e))|`, with `e` a
 ///    hundredth of the templates' mean movement;
 /// and a constant. One logistic model over them (``weights``, shared by every class) gives the
 /// log-odds that a candidate is its class's gesture. It is fitted at training on:
-/// - true matches: each training example streamed between others, against the templates of its
-///   class that are not itself (leave-one-out);
+/// - true matches: each training example between its own first and last frame held, against the
+///   templates of its class that are not itself (leave-one-out);
 /// - false matches: each class's cheapest matches on held frames, on fragments of its own gestures
 ///   (less than half of one), on other classes' gestures
 ///   (what a gesture of a class never learned looks like to it), and on negative recordings
@@ -23,8 +23,9 @@ import Foundation
 public struct SegmentalModel: Sendable, Hashable, Codable {
     /// Per class, the mean log cost of its true matches.
     public var costMean: [Float]
-    /// The spread of log true-match costs around their class's mean, pooled over classes.
-    public var costSpread: Float
+    /// Per class, the spread of its log true-match costs, drawn toward the spread pooled over
+    /// classes as if that were two more of its matches (a class with few matches borrows it).
+    public var costSpread: [Float]
     /// Per class, its median template length.
     public var typicalLength: [Float]
     /// Per class, the mean movement per frame of its templates (summed absolute first differences).
@@ -44,13 +45,13 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
     /// The most log-odds any candidate of class `c` whose cost is at least `d` can reach.
     @inline(__always)
     func bound(_ c: Int, cost d: Float) -> Float {
-        weights[0] + weights[1] * (log(max(d, Self.tiny)) - costMean[c]) / costSpread
+        weights[0] + weights[1] * (log(max(d, Self.tiny)) - costMean[c]) / costSpread[c]
     }
 
     @inline(__always)
     func features(_ c: Int, cost d: Float, length n: Int, movement v: Float) -> (Float, Float, Float) {
         let e = motionFloor
-        return ((log(max(d, Self.tiny)) - costMean[c]) / costSpread,
+        return ((log(max(d, Self.tiny)) - costMean[c]) / costSpread[c],
                 abs(log(Float(n) / typicalLength[c])),
                 abs(log((v + e) / (motion[c] + e))))
     }
@@ -63,7 +64,8 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
         guard costMean.count == classCount, typicalLength.count == classCount, motion.count == classCount, weights.count == 4 else {
             throw GestureKitError("segmental spotting model sized for another class count", field: "trained.segmental")
         }
-        guard (costMean + typicalLength + motion + weights + [costSpread]).allSatisfy(\.isFinite), costSpread > 0,
+        guard costSpread.count == classCount,
+              (costMean + typicalLength + motion + weights + costSpread).allSatisfy(\.isFinite), costSpread.allSatisfy({ $0 > 0 }),
               typicalLength.allSatisfy({ $0 > 0 }) else {
             throw GestureKitError("segmental spotting model holds a non-finite or non-positive value", field: "trained.segmental")
         }
@@ -129,8 +131,9 @@ extension SegmentalModel {
                 for _ in 0..<context { stream += last }
                 if let t = templateOf[p] { skip.insert(t) }
             }
-            samples += scan.run(stream, spans: spans, skip: skip, positivesOf: spans.count - 1)
+            samples += scan.run(stream, spans: spans, skip: skip, positivesOf: nil)
         }
+        samples += truePositives(model, examples: examples, labels: labels, templateOf: templateOf, context: context)
         // Negatives within the same budget of DTW cells.
         let negativeFrames = Int(SpottingCalibration.budget / Double(max(totalLength * c, 1)))
         var used = 0
@@ -145,12 +148,15 @@ extension SegmentalModel {
         let pooled = logs.flatMap { $0 }
         guard !pooled.isEmpty else { return nil }
         let pooledMean = pooled.reduce(0, +) / Float(pooled.count)
-        var squares: Float = 0, n: Float = 0
+        var squares = [Float](repeating: 0, count: classCount), n: Float = 0
         for cls in 0..<classCount {
             costMean[cls] = logs[cls].isEmpty ? pooledMean : logs[cls].reduce(0, +) / Float(logs[cls].count)
-            for v in logs[cls] { squares += (v - costMean[cls]) * (v - costMean[cls]); n += 1 }
+            for v in logs[cls] { squares[cls] += (v - costMean[cls]) * (v - costMean[cls]); n += 1 }
         }
-        let spread = max((squares / max(n - 1, 1)).squareRoot(), 0.05)
+        let pooledVariance = squares.reduce(0, +) / max(n - Float(classCount), 1)
+        let spread = (0..<classCount).map { cls in
+            max(((squares[cls] + 2 * pooledVariance) / (Float(max(logs[cls].count - 1, 0)) + 2)).squareRoot(), 0.05)
+        }
         var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
                                weights: [0, -1, 0, 0], samples: [samples.filter(\.positive).count, samples.filter { !$0.positive }.count])
         m.weights = fitWeights(samples.map { s in
@@ -158,6 +164,65 @@ extension SegmentalModel {
             return ([1, f.0, f.1, f.2], s.positive)
         })
         return m
+    }
+
+    /// Each example's true match: the example between its own first and last frame held, matched by
+    /// the other templates of its class only (leave-one-out), so that every example within the
+    /// budget of DTW cells gives one, not only those the mixed calibration streams can afford.
+    static func truePositives(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int], templateOf: [Int?],
+                              context: Int) -> [Sample] {
+        let c = model.channels
+        var out: [Sample] = []
+        for cls in model.classes.indices {
+            let own = model.lengths.indices.filter { model.labels[$0] == cls }
+            let members = labels.indices.filter { labels[$0] == cls }
+            guard !own.isEmpty, !members.isEmpty else { continue }
+            var templates: [Float] = [], offsets: [Int] = [], lengths: [Int] = []
+            for k in own {
+                offsets.append(templates.count)
+                lengths.append(model.lengths[k])
+                templates += model.templates[model.offsets[k]..<(model.offsets[k] + model.lengths[k] * c)]
+            }
+            var columns = SpringColumns(channels: c, templates: templates, lengths: lengths, offsets: offsets)
+            let meanLength = members.reduce(0) { $0 + examples[$1].frameCount } / members.count
+            let perExample = Double(meanLength + 2 * context) * Double(lengths.reduce(0, +) * c)
+            let quota = max(2, Int(SpottingCalibration.budget / Double(model.classes.count) / max(perExample, 1)))
+            let q = min(quota, members.count)
+            for i in (0..<q).map({ members[$0 * members.count / q] }) {
+                let e = examples[i], n = e.frameCount
+                guard n > 0 else { continue }
+                let skip = templateOf[i].flatMap { own.firstIndex(of: $0) }
+                var stream: [Float] = []
+                for _ in 0..<context { stream += e.values[0..<c] }
+                stream += e.values
+                for _ in 0..<context { stream += e.values[((n - 1) * c)..<(n * c)] }
+                let span = context...(context + n - 1), frames = stream.count / c
+                var moved = [Float](repeating: 0, count: frames + 1)
+                for t in 1..<frames {
+                    var m: Float = 0
+                    for k in 0..<c { m += abs(stream[t * c + k] - stream[(t - 1) * c + k]) }
+                    moved[t + 1] = moved[t] + m
+                }
+                var best: Sample? = nil
+                columns.reset()
+                stream.withUnsafeBufferPointer { sp in
+                    for t in 0..<frames {
+                        columns.step(UnsafeBufferPointer(rebasing: sp[(t * c)..<((t + 1) * c)]), frame: t)
+                        for j in lengths.indices where j != skip {
+                            let (d, start) = columns.whole(j)
+                            let len = t - start + 1
+                            guard d.isFinite, d < (best?.cost ?? .infinity), plausibleLength(len, template: lengths[j]) else { continue }
+                            let o = span.overlapCount(start, t)
+                            guard 2 * o >= len, 2 * o >= n else { continue }
+                            let v = len > 1 ? (moved[t + 1] - moved[start + 1]) / Float(len - 1) : 0
+                            best = Sample(c: cls, cost: d, length: len, movement: v, positive: true)
+                        }
+                    }
+                }
+                if let best { out.append(best) }
+            }
+        }
+        return out
     }
 
     /// Logistic regression by Newton's method, positives and negatives weighted to equal totals,
