@@ -7,13 +7,16 @@ let package = Package(
     products: [
         .library(name: "GestureKit", targets: ["GestureKit"]),
         .executable(name: "gesture", targets: ["gesture"]),
+        // The web studio, its own product so that `gesture` (and the README's demo) builds without
+        // a web server: `swift build -c release --product gesture-studio`, then `gesture studio`.
+        .executable(name: "gesture-studio", targets: ["gesture-studio"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-numerics", from: "1.0.0"),
         // `swift package generate-documentation --target GestureKit` (.ci/docs); a plugin only, never linked.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
-        // The studio's web server; only GestureStudio and the CLI link it, never GestureKit.
+        // The studio's web server; only GestureStudio and gesture-studio link it, never GestureKit or gesture.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.20.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.6.0"),
         // `gesture studio --tls`: HummingbirdTLS serves over NIOSSL. The self-signed certificate made at
@@ -47,9 +50,19 @@ let package = Package(
             ],
             resources: [.embedInCode("Page/studio.html")]
         ),
+        // What both executables share: the error path and the helpers their commands call.
+        .target(
+            name: "GestureCLISupport",
+            dependencies: ["GestureKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // No server here: `gesture studio` runs gesture-studio from beside this binary.
         .executableTarget(
             name: "gesture",
-            dependencies: ["GestureKit", "GestureStudio", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["GestureKit", "GestureCLISupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        .executableTarget(
+            name: "gesture-studio",
+            dependencies: ["GestureKit", "GestureStudio", "GestureCLISupport", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // The core loop of a gesture app (Examples/GestureApp); .ci/example runs it.
         .executableTarget(name: "GestureAppExample", dependencies: ["GestureKit"], path: "Examples/GestureApp"),

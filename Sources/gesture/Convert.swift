@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 /// `gesture convert IN OUT`: reads any dataset format and writes `.csv`, `.grt` or `.ts`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 struct Evaluate: ParsableCommand {

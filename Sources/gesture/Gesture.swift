@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 @main
@@ -11,31 +12,13 @@ struct Gesture: ParsableCommand {
         subcommands: [Info.self, Convert.self, Train.self, Evaluate.self, Predict.self, Stream.self, Record.self, Studio.self, Spec.self, Version.self]
     )
 
-    /// One error path for every command: `error: ...` on stderr, exit 64 for bad usage (with the
-    /// usage line) and 1 for bad input; help and version go to stdout with exit 0.
+    /// One error path for every command (runCommandLine): `error: ...` on stderr, exit 64 for bad
+    /// usage (with the usage line) and 1 for bad input; help and version go to stdout with exit 0.
     static func main() {
         // exit(3) only once the error is released: called inside the catch, it left the error's
         // box for LeakSanitizer to report on every failing command.
-        let code = runCommand()
+        let code = runCommandLine(Gesture.self)
         if code != 0 { Foundation.exit(code) }
-    }
-
-    private static func runCommand() -> Int32 {
-        do {
-            var command = try parseAsRoot()
-            try command.run()
-            return 0
-        } catch {
-            let code = exitCode(for: error)
-            let message = fullMessage(for: error)
-            if code == .success {
-                if !message.isEmpty { print(message) }
-            } else if !message.isEmpty {
-                let text = message.hasPrefix("Error: ") ? "error: " + message.dropFirst(7) : message
-                FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
-            }
-            return code.rawValue
-        }
     }
 }
 

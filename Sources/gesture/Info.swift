@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 /// `gesture info FILE [--json]`: what a dataset file holds.

@@ -1,4 +1,5 @@
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 extension Info {

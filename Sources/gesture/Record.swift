@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GestureCLISupport
 import GestureKit
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GestureCLISupport
 import GestureKit
 
 struct Stream: ParsableCommand {
@@ -181,12 +182,6 @@ final class Reloader: @unchecked Sendable {
             }
         }
     }
-}
-
-func parseHostPort(_ s: String) -> (host: String, port: Int)? {
-    guard let colon = s.lastIndex(of: ":"), let port = Int(s[s.index(after: colon)...]), (1...65535).contains(port) else { return nil }
-    let host = String(s[..<colon])
-    return (host.isEmpty ? "127.0.0.1" : host, port)
 }
 
 func jsonEscape(_ s: String) -> String {

@@ -116,12 +116,14 @@ int           __apl_pipe(int [2]) GK_SWIFT("pipe(_:)");
 int           __apl_unlink(const char *) GK_SWIFT("unlink(_:)");
 int           __apl_usleep(__apl_useconds_t) GK_SWIFT("usleep(_:)");
 int           __apl_isatty(int) GK_SWIFT("isatty(_:)");
+int           __apl_execv(const char * __path, char * const * __argv) GK_SWIFT("execv(_:_:)");
 __apl_ssize_t __apl_read(int, void *, size_t __nbyte) GK_SWIFT("read(_:_:_:)");
 __apl_ssize_t __apl_write(int __fd, const void * __buf, size_t __nbyte) GK_SWIFT("write(_:_:_:)");
 
 /* Libc <string.h>, <stdlib.h>, <stdio.h>; Libm <math.h> */
 void *__apl_memchr(const void *__s, int __c, size_t __n) GK_SWIFT("memchr(_:_:_:)");
 char *__apl_strerror(int __errnum) GK_SWIFT("strerror(_:)");
+char *__apl_strdup(const char *__s1) GK_SWIFT("strdup(_:)");
 float __apl_strtof(const char *, char **) GK_SWIFT("strtof(_:_:)");
 int   __apl_rename(const char *__old, const char *__new) GK_SWIFT("rename(_:_:)");
 extern float __apl_cosf(float) GK_SWIFT("cosf(_:)");

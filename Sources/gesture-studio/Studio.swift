@@ -1,13 +1,18 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import GestureCLISupport
 import GestureKit
 import GestureStudio
 
-/// `gesture studio`: a local web page to record examples, train and watch live recognition,
-/// with frames from `--input` (as `stream` reads them) or from the page's own motion sensors.
+/// `gesture-studio` (also run as `gesture studio`): a local web page to record examples, train and
+/// watch live recognition, with frames from `--input` (as `stream` reads them) or from the page's
+/// own motion sensors. Its own product, so that `gesture` builds without the web server.
+@main
 struct Studio: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // The name its usage lines print: `gesture studio` runs this binary with the same arguments.
+        commandName: "gesture studio",
         abstract: "Record, train and watch live recognition in a web page; a phone can be the sensor.",
         discussion: """
             Serves a page at http://HOST:PORT/ that plots every channel live, records labelled examples \
@@ -46,6 +51,12 @@ struct Studio: ParsableCommand {
 
     @Option(help: "OSC address for --osc-out.")
     var oscAddress: String = OSCSender.wekinatorOutputAddress
+
+    /// The error path of every `gesture` command (exit 64 for bad usage, 1 for bad input).
+    static func main() {
+        let code = runCommandLine(Studio.self)
+        if code != 0 { Foundation.exit(code) }
+    }
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
