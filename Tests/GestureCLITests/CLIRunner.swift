@@ -46,6 +46,9 @@ enum CLI {
         repo.deletingLastPathComponent().appendingPathComponent("shared/datasets")
     }
 
+    /// The reason a test skipped for want of ../shared gives; .ci/test counts skipped tests by reason.
+    static let needsShared: Comment = "needs ../shared/datasets"
+
     @discardableResult
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIResult {
         let p = Process()

@@ -6,7 +6,14 @@ import Testing
 @Suite struct InfoConvertTests {
     static var haveData: Bool { FileManager.default.fileExists(atPath: CLI.sharedDatasets.path + "/grt/DTWTrainingData.grt") }
 
-    func data(_ relative: String) -> String { CLI.sharedDatasets.appendingPathComponent(relative).path }
+    /// BasicMotions is bundled (datasets/); everything else is in ../shared/datasets.
+    static func isBundled(_ relative: String) -> Bool {
+        FileManager.default.fileExists(atPath: CLI.repo.appendingPathComponent("datasets/" + relative).path)
+    }
+
+    func data(_ relative: String) -> String {
+        (Self.isBundled(relative) ? CLI.repo.appendingPathComponent("datasets") : CLI.sharedDatasets).appendingPathComponent(relative).path
+    }
 
     func tempDir() throws -> String {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)").path
@@ -41,8 +48,11 @@ import Testing
         ("epilepsy/Epilepsy_TRAIN.ts", 137, ["EPILEPSY": 34, "WALKING": 37, "RUNNING": 36, "SAWING": 30], 3, 206, 206),
     ]
 
-    @Test(.enabled(if: haveData), arguments: expected.map(\.0))
-    func infoMatchesREADME(file: String) throws {
+    @Test(arguments: expected.map(\.0).filter(isBundled)) func infoMatchesREADMEOnBundledData(file: String) throws { try infoMatchesREADME(file) }
+    @Test(.enabled(if: haveData, CLI.needsShared), arguments: expected.map(\.0).filter { !isBundled($0) })
+    func infoMatchesREADME(file: String) throws { try infoMatchesREADME(file) }
+
+    func infoMatchesREADME(_ file: String) throws {
         let want = Self.expected.first { $0.0 == file }!
         let j = try infoJSON([data(file)])
         #expect(j["format"] as? String == (file.hasSuffix(".ts") ? "ts" : "grt"))
@@ -58,7 +68,7 @@ import Testing
         #expect(j.keys.contains("sampleRate") && j["sampleRate"] is NSNull)
     }
 
-    @Test(.enabled(if: haveData)) func infoOnHAPTFolder() throws {
+    @Test(.enabled(if: haveData, CLI.needsShared)) func infoOnHAPTFolder() throws {
         let j = try infoJSON([data("hapt-raw/RawData")])
         #expect(j["format"] as? String == "hapt")
         #expect(j["examples"] as? Int == 849)
@@ -70,7 +80,7 @@ import Testing
         #expect((j["classes"] as? [String: Int])?["LIE_TO_STAND"] == 40)
     }
 
-    @Test(.enabled(if: haveData)) func textInfoIsReadable() throws {
+    @Test(.enabled(if: haveData, CLI.needsShared)) func textInfoIsReadable() throws {
         let r = try CLI.run(["info", data("grt/DTWTrainingData.grt")])
         #expect(r.status == 0)
         #expect(r.stdout.contains("examples:    45"))
@@ -78,7 +88,7 @@ import Testing
         #expect(r.stdout.contains("sample rate: unknown"))
     }
 
-    @Test(.enabled(if: haveData)) func convertRoundTrips() throws {
+    @Test(.enabled(if: haveData, CLI.needsShared)) func convertRoundTripsGRT() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let grt = data("grt/DTWTrainingData.grt")
@@ -88,6 +98,12 @@ import Testing
         let a = try String(contentsOfFile: grt, encoding: .utf8).components(separatedBy: "LabelledTimeSeriesTrainingData:")[1]
         let b = try String(contentsOfFile: dir + "/dtw.grt", encoding: .utf8).components(separatedBy: "LabelledTimeSeriesTrainingData:")[1]
         #expect(a.split(whereSeparator: \.isWhitespace) == b.split(whereSeparator: \.isWhitespace))
+    }
+
+    /// On the bundled BasicMotions recordings, so it runs without ../shared.
+    @Test func convertTSToCSV() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let ts = data("basicmotions/BasicMotions_TRAIN.ts")
         #expect(try CLI.run(["convert", ts, dir + "/bm.csv"]).status == 0)
         let j = try infoJSON([dir + "/bm.csv"])

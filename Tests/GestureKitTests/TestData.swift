@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import GestureKit
 
 /// Paths to real recordings used by the tests.
@@ -8,6 +9,8 @@ enum TestData {
     static let bundled = repo.appendingPathComponent("datasets")
 
     static var hasShared: Bool { FileManager.default.fileExists(atPath: shared.path) }
+    /// The reason a test skipped for want of ../shared gives; .ci/test counts skipped tests by reason.
+    static let needsShared: Comment = "needs ../shared/datasets"
 
     static func sharedPath(_ relative: String) -> String { shared.appendingPathComponent(relative).path }
     static func bundledPath(_ relative: String) -> String { bundled.appendingPathComponent(relative).path }
