@@ -110,7 +110,7 @@ final class LiveProcess: @unchecked Sendable {
     }
 
     /// Open set from the command line: trained on two G/R/T letters, the third must come out null.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: CLI.sharedDatasets.path)))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: CLI.sharedDatasets.path), CLI.needsShared))
     func novelLettersAreRejected() throws {
         let grt = CLI.sharedDatasets.appendingPathComponent("grt/DTWTrainingData.grt").path
         let spec = CLI.repo.appendingPathComponent("pipelines/grt-letters-classify.json").path

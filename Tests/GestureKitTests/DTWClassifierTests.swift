@@ -214,7 +214,7 @@ import Testing
     }
 
     /// uWave TRAIN, 10-fold CV, 1-NN dependent DTW (README: 0.903 on the official split).
-    @Test(.enabled(if: DTWTestData.available)) func uwaveCrossValidation() throws {
+    @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func uwaveCrossValidation() throws {
         let d = try DTWTestData.load("uwave/UWaveGestureLibrary_TRAIN.ts")
         let r = try Self.crossValidate({ DTWClassifier(variant: .dependent, band: .fraction(0.1)) }, d)
         #expect(r.accuracy >= 0.90, "accuracy \(r.accuracy)")
@@ -226,7 +226,7 @@ import Testing
         DTWClassifier(variant: .dependent, band: .fraction(0.1), resample: 50, zNormalize: true, nullRejection: 10)
     }
 
-    @Test(.enabled(if: DTWTestData.available)) func grtLettersWithNullRejection() throws {
+    @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func grtLettersWithNullRejection() throws {
         let d = try DTWTestData.load("grt/DTWTrainingData.grt")
         let r = try Self.crossValidate(Self.letters, d)
         #expect(r.accuracy >= 0.98, "accuracy \(r.accuracy)")
@@ -234,7 +234,7 @@ import Testing
     }
 
     /// Open set: trained on two letters, the third must be rejected (>= 90 %), for each letter held out.
-    @Test(.enabled(if: DTWTestData.available)) func grtLettersOpenSet() throws {
+    @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func grtLettersOpenSet() throws {
         let d = try DTWTestData.load("grt/DTWTrainingData.grt")
         let labels = DTWTestData.labels(d)
         for held in d.classes.indices {
@@ -248,7 +248,7 @@ import Testing
     }
 
     /// The compact model (one medoid per class) keeps the letters apart too.
-    @Test(.enabled(if: DTWTestData.available)) func grtLettersMedoids() throws {
+    @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func grtLettersMedoids() throws {
         let d = try DTWTestData.load("grt/DTWTrainingData.grt")
         var make = Self.letters()
         make.medoids = 1

@@ -48,7 +48,7 @@ import Testing
     static let shakeData = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../../shared/datasets/grt/WiiAccShakeData.grt").standardizedFileURL
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: shakeData.path)))
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: shakeData.path), TestData.needsShared))
     func movementIndexSeparatesStillFromShakenInGRTData() throws {
         // WiiAccShakeData: the remote is held still and shaken in turns; GRT's own example data.
         let text = try String(contentsOf: Self.shakeData, encoding: .utf8)

@@ -159,7 +159,7 @@ import Testing
         ("ClassLabelTimeoutFilterTestData.grt", 100, ["1": 35, "2": 35, "3": 30], 2, 1, 1),
     ]
 
-    @Test(.enabled(if: FormatsTestData.available), arguments: expected.map(\.file))
+    @Test(.enabled(if: FormatsTestData.available, TestData.needsShared), arguments: expected.map(\.file))
     func realFilesMatchTheirREADME(file: String) throws {
         let want = Self.expected.first { $0.file == file }!
         let d = try Dataset.load(FormatsTestData.path("grt/" + file))
@@ -180,7 +180,7 @@ import Testing
     }
 
     /// .grt -> .csv -> .grt gives the same values (bit for bit), labels, order and class names.
-    @Test(.enabled(if: FormatsTestData.available), arguments: expected.map(\.file))
+    @Test(.enabled(if: FormatsTestData.available, TestData.needsShared), arguments: expected.map(\.file))
     func realFilesRoundTripThroughCSV(file: String) throws {
         let original = try Dataset.load(FormatsTestData.path("grt/" + file))
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("grtrt-\(UUID().uuidString)").path

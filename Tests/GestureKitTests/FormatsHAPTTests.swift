@@ -34,7 +34,7 @@ import Testing
         return out
     }
 
-    @Test(.enabled(if: FormatsTestData.available)) func experimentRoundTripsThroughCSVWithLabelledSegments() throws {
+    @Test(.enabled(if: FormatsTestData.available, TestData.needsShared)) func experimentRoundTripsThroughCSVWithLabelledSegments() throws {
         let root = try oneExperimentFolder()
         defer { try? FileManager.default.removeItem(atPath: root) }
         #expect(try DatasetFormat.of(root + "/RawData") == .hapt)
@@ -64,7 +64,7 @@ import Testing
 
     /// README: 42 recordings, 797,484 samples, 849 segments with per-class counts 91, 128, 128, 84,
     /// 84, 84, 42, 44, 42, 42, 40, 40, 21 users. Reads all of RawData (several seconds in debug).
-    @Test(.enabled(if: FormatsTestData.available)) func wholeFolderMatchesREADME() throws {
+    @Test(.enabled(if: FormatsTestData.available, TestData.needsShared)) func wholeFolderMatchesREADME() throws {
         let d = try Dataset.load(FormatsTestData.path("hapt-raw"))
         #expect(d.recordings.count == 42)
         #expect(d.recordings.reduce(0) { $0 + $1.series.frameCount } == 797_484)

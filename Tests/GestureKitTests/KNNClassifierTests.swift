@@ -144,7 +144,7 @@ import Testing
     /// acc-orientation.grt (WiiMote tilt, 5 classes), kNN with null rejection on, 10-fold CV:
     /// issue target >= 0.99, rejections counted as errors. K = 10 and a rejection coefficient of 10
     /// are GRT's KNN defaults.
-    @Test(.enabled(if: DTWTestData.available)) func accOrientationCrossValidation() throws {
+    @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func accOrientationCrossValidation() throws {
         let d = try DTWTestData.load("grt/acc-orientation.grt")
         let labels = DTWTestData.labels(d)
         let vectors = d.examples.map(\.series.values)

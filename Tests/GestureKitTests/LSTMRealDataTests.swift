@@ -44,7 +44,7 @@ import Testing
     }
 
     /// 5-fold stratified cross-validation on RacketSports TRAIN (151 series) must reach 0.85.
-    @Test(.enabled(if: exists("racketsports/RacketSports_TRAIN.ts")))
+    @Test(.enabled(if: exists("racketsports/RacketSports_TRAIN.ts"), TestData.needsShared))
     func racketSportsCrossValidation() throws {
         let data = try Dataset.load(Self.path("racketsports/RacketSports_TRAIN.ts"))
         let classes = data.classes
@@ -66,7 +66,7 @@ import Testing
 
     /// HAPT raw streams, the 6 basic activities, windows of 128 frames every 64, 5 folds grouped by
     /// user: window accuracy must reach 0.90. Minutes of training: only with GESTUREKIT_SLOW=1.
-    @Test(.enabled(if: slow && exists("hapt-raw/RawData/labels.txt")))
+    @Test(.enabled(if: slow, "slow: GESTUREKIT_SLOW=1 runs it"), .enabled(if: exists("hapt-raw/RawData/labels.txt"), TestData.needsShared))
     func haptWindowsGroupedByUser() throws {
         let basic = ["WALKING", "WALKING_UPSTAIRS", "WALKING_DOWNSTAIRS", "SITTING", "STANDING", "LAYING"]
         let all = try Dataset.load(Self.path("hapt-raw/RawData"),

@@ -50,7 +50,7 @@ import Testing
         #expect(out[1].classIndex == nil && out[1].confidence == 0)
     }
 
-    @Test(.enabled(if: haveGRT)) func labelFilterRemovesGRTsIsolatedLabels() throws {
+    @Test(.enabled(if: haveGRT, TestData.needsShared)) func labelFilterRemovesGRTsIsolatedLabels() throws {
         // GRT's stream: class 1 with isolated 2s and 3s (never more than 2 non-1 labels in any 5).
         let raw = try Self.labels("ClassLabelFilterTestData.grt").map { Optional($0 - 1) }
         #expect(raw.count == 100 && raw.contains(1) && raw.contains(2))
@@ -64,7 +64,7 @@ import Testing
         #expect(out == [0, nil, nil, 1, nil, nil, 1, 0])
     }
 
-    @Test(.enabled(if: haveGRT)) func changeFilterCountsGRTsLabelRuns() throws {
+    @Test(.enabled(if: haveGRT, TestData.needsShared)) func changeFilterCountsGRTsLabelRuns() throws {
         // The dataset README counts 13 label runs in this stream: 13 reports, each at a run's start.
         let raw = try Self.labels("ClassLabelChangeFilterTestData.grt").map { Optional($0 - 1) }
         let out = Self.classes(ChangeFilter(), raw)
@@ -73,7 +73,7 @@ import Testing
         #expect(reports.allSatisfy { $0 == 0 || raw[$0] != raw[$0 - 1] })
     }
 
-    @Test(.enabled(if: haveGRT)) func timeoutOnGRTsStream() throws {
+    @Test(.enabled(if: haveGRT, TestData.needsShared)) func timeoutOnGRTsStream() throws {
         // 35 x class 1, 35 x class 2, 30 x class 3; timeout 10 frames: a report, then 10 nulls, so
         // reports at 0, 11, 22, 33 (class 1), 44, 55, 66 (class 2), 77, 88, 99 (class 3).
         let raw = try Self.labels("ClassLabelTimeoutFilterTestData.grt").map { Optional($0 - 1) }
