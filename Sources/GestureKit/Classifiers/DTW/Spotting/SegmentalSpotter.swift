@@ -7,16 +7,17 @@ import Foundation
 /// 2007) is a candidate segment. A segment named `c` gains its log-odds of being a gesture of `c`
 /// rather than anything else (``SegmentalModel``, learned at training from true matches, still
 /// frames, other classes' gestures and negative recordings), counted per typical performance of
-/// `c` it spans (`n / typical` times), less one insertion penalty; a frame outside every segment
-/// gains nothing. Counting the evidence by extent keeps a gesture from being cut into shorter
-/// segments that each gain as much as the whole (periodic activities were reported several
-/// times over). The decoder keeps, for every frame, the best total over
-/// all ways to cut the stream so far into non-overlapping segments and background
-/// (`best[t] = max(best[t-1], best[s-1] + gain)`). A segment is reported once every path that is
-/// still alive agrees on it: the best cut ending now, and every cut a live SPRING path (one that
-/// could still end as a segment worth its penalty) would extend. So a gesture is reported once,
-/// shortly after it ends, and everything between gestures that no class explains better than the
-/// background is silent.
+/// `c` it spans (`n / typical` times, at most once), less one insertion penalty; a frame outside
+/// every segment gains nothing. Counting the evidence by extent keeps a gesture from being cut into
+/// shorter segments that each gain as much as the whole (periodic activities were reported several
+/// times over); counting it at most once keeps two gestures from merging into one long segment.
+/// The decoder keeps, for every frame, the best total over all ways to cut the stream so far into
+/// non-overlapping segments and background (`best[t] = max(best[t-1], best[s-1] + gain)`). A
+/// segment is reported once every path still alive agrees on it: the best cut ending now, and every
+/// cut a live SPRING path would extend while that path could still beat the best cut now (the most
+/// its class can gain at the cost it has already run up, added to the best cut before it began).
+/// So a gesture is reported once, shortly after it ends, and everything between gestures that no
+/// class explains better than the background is silent.
 ///
 /// A report names the class of the template that matched; its confidence is the segment's
 /// probability of being that gesture.
@@ -98,7 +99,7 @@ struct SegmentalSpotter: Spotter {
             let n = t - s + 1
             guard d.isFinite, s > committedEnd, n < span - 1, plausibleLength(n, template: lengths[k]) else { continue }
             let c = labels[k]
-            let extent = Float(n) / model.typicalLength[c]
+            let extent = min(Float(n) / model.typicalLength[c], 1)
             guard extent * model.bound(c, cost: d) > penalty else { continue }
             let v = n > 1 ? Float((moved[r] - moved[ring(s)]) / Double(n - 1)) : 0
             let odds = model.logOdds(c, cost: d, length: n, movement: v)
@@ -139,18 +140,21 @@ struct SegmentalSpotter: Spotter {
     private mutating func settle(_ t: Int) {
         scratch.removeAll(keepingCapacity: true)
         scratch.append(newest[ring(t)])
+        let now = total[ring(t)]
         var overflow = false
         columns.distances.withUnsafeBufferPointer { d in
             columns.starts.withUnsafeBufferPointer { st in
                 for k in lengths.indices {
                     let c = labels[k], earliest = t + 2 - DTWSpotter.maxWarp * lengths[k]
-                    let reach = Float(DTWSpotter.maxWarp * lengths[k]) / model.typicalLength[c]
                     var at = columns.cell(k, 0)
                     for _ in 0..<lengths[k] {
                         let dist = d[at]
                         if dist.isFinite {
                             let s = columns.base + Int(st[at])
-                            if s > committedEnd, s >= earliest, s <= t, reach * model.bound(c, cost: dist) > penalty {
+                            // Alive only while it could still beat the best cut now: the cuts
+                            // after its end are open to both, so one it cannot beat here it never will.
+                            if s > committedEnd, s >= earliest, s <= t,
+                               (s > 0 ? total[ring(s - 1)] : 0) + Double(model.bound(c, cost: dist) - penalty) > now {
                                 let y = s > 0 ? newest[ring(s - 1)] : -1
                                 if !scratch.contains(y) {
                                     if scratch.count == scratch.capacity { overflow = true } else { scratch.append(y) }
