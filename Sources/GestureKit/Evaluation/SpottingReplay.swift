@@ -71,6 +71,9 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         public var reported: [String] = []
         /// The stream frames of each report in `reported`, in the same order.
         public var reportedFrames: [ClosedRange<Int>] = []
+        /// The stream frame at which each report in `reported` was made (the frame pushed when the
+        /// recogniser returned it; the stream's length for a report made when it ended).
+        public var reportedAt: [Int] = []
         /// What the pipeline names the gesture classified whole at its true boundaries ("null":
         /// rejected); `nil` for a false detection or a gesture of a class it never learned.
         public var whole: String? = nil
@@ -123,6 +126,19 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
         return minutes > 0 ? Double(falseDetections) / minutes : 0
     }
 
+    /// Frames from each rightly reported gesture's last frame to the frame its report was made on
+    /// (negative when reported before the gesture ended), over all partitions, in stream order.
+    public var latencies: [Int] {
+        partitions.flatMap { p in p.outcomes.filter(\.isCorrect).compactMap { o in o.reportedAt.first.map { $0 - o.end } } }
+    }
+
+    /// The median and 95th percentile of ``latencies`` (`nil` when nothing was reported rightly).
+    public var latencyPercentiles: (median: Int, p95: Int)? {
+        let l = latencies.sorted()
+        guard !l.isEmpty else { return nil }
+        return (l[l.count / 2], l[min(l.count - 1, Int((Double(l.count) * 0.95).rounded(.up)) - 1)])
+    }
+
     /// Partitions in which every gesture was reported once, rightly, and nothing else.
     public var perfectPartitions: Int { partitions.filter(\.perfect).count }
     /// Gestures streamed, over all partitions.
@@ -167,6 +183,10 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
             + "\(perfectPartitions) of \(partitions.count) partitions perfect\n"
             + "classified whole at their true boundaries (column whole): \(wholeCorrect) of \(gestures) named rightly\n"
         if let perMinute = falsePerMinute { s += motionLine(perMinute) }
+        if let l = latencyPercentiles {
+            s += "latency from a gesture's end to its report: median \(l.median) frames, 95th percentile \(l.p95)"
+                + (motionRate.map { String(format: " (%.2f s, %.2f s)", Double(l.median) / $0, Double(l.p95) / $0) } ?? "") + "\n"
+        }
         let classes = perClass
         guard classes.values.contains(where: { $0.correct < $0.gestures || $0.repeated > 0 }) else { return s }
         let width = max(5, classes.keys.map(\.count).max() ?? 0) + 2
@@ -419,17 +439,24 @@ extension Evaluation {
 
         var live = pipeline.recognizer()
         var detections: [Detection] = []
+        var reportedAt: [Int] = []
         try frames.withUnsafeBufferPointer { all in
             for f in 0..<(all.count / c) {
-                if let d = try live.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) { detections.append(d) }
+                if let d = try live.push(UnsafeBufferPointer(rebasing: all[(f * c)..<((f + 1) * c)])) {
+                    detections.append(d)
+                    reportedAt.append(f)
+                }
             }
         }
-        detections += live.flush()
+        let flushed = live.flush()
+        detections += flushed
+        reportedAt += flushed.map { _ in frames.count / c }
         var result = SpottingReplayReport.Partition(seed: seed, still: still)
         result.motionFrames = motionFrames
         var charged = [[Detection]](repeating: [], count: spans.count)
+        var chargedAt = [[Int]](repeating: [], count: spans.count)
         var strays: [SpottingReplayReport.Outcome] = []
-        for d in detections {
+        for (d, at) in zip(detections, reportedAt) {
             let overlaps = spans.map { $0.range.overlapCount(d.start, d.end) }
             guard let best = overlaps.indices.max(by: { overlaps[$0] < overlaps[$1] }), overlaps[best] > 0 else {
                 result.falseDetections += 1
@@ -438,6 +465,7 @@ extension Evaluation {
                 continue
             }
             charged[best].append(d)
+            chargedAt[best].append(at)
         }
         for (i, ds) in charged.enumerated() {
             var t = SpottingReplayReport.ClassTally(gestures: 1)
@@ -454,7 +482,8 @@ extension Evaluation {
             }
             result.add(t, of: spans[i].label)
             result.outcomes.append(.init(label: spans[i].label, start: spans[i].range.lowerBound, end: spans[i].range.upperBound,
-                                         reported: ds.map { $0.label ?? "null" }, reportedFrames: ds.map { $0.start...$0.end }))
+                                         reported: ds.map { $0.label ?? "null" }, reportedFrames: ds.map { $0.start...$0.end },
+                                         reportedAt: chargedAt[i]))
         }
         // A gesture of a class the pipeline never learned cannot be right: not classified (unlearned replays).
         for (i, g) in gestures.enumerated() where g.label.map(pipeline.classes.contains) == true {
