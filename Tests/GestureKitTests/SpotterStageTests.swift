@@ -38,7 +38,7 @@ import Testing
         for x in stream { if let m = [x].withUnsafeBufferPointer({ inner.push($0) }) { old.append(m) } }
         #expect(old.map(\.classIndex) == [0], "the subsequence rule alone: \(old)")
 
-        var stage = try #require(dtw.makeSpotter())
+        var stage = try #require(dtw.rules.makeSpotter())
         let found = Self.run(&stage, stream)
         #expect(found.map(\.match.prediction.classIndex) == [1], "\(found.map(\.match))")
         #expect(found.map(\.match.start) == old.map(\.start) && found.map(\.match.end) == old.map(\.end))
@@ -56,7 +56,7 @@ import Testing
         var inner = try DTWSpotter(classifier: dtw)
         var old: [(SpotterMatch, Int)] = []
         for (t, x) in stream.enumerated() { if let m = [x].withUnsafeBufferPointer({ inner.push($0) }) { old.append((m, t)) } }
-        var stage = try #require(dtw.makeSpotter())
+        var stage = try #require(dtw.rules.makeSpotter())
         let found = Self.run(&stage, stream)
         #expect(found.map(\.match.prediction.classIndex) == [0, 1, 0], "\(found.map(\.match))")
         #expect(found.map(\.at) == old.map(\.1))
@@ -146,7 +146,7 @@ import Testing
     @Test(.enabled(if: TestData.hasShared)) func movingStretchesTheSpotterMissedAreLabelled() throws {
         let (dtw, frames, spans) = try Self.heldOutStream("racketsports/RacketSports_TRAIN.ts")
         func replay(secondChance: Bool) throws -> (missed: Int, still: Int) {
-            var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+            var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
             #expect(stage.motion != nil)
             if !secondChance { stage.motion = nil }
             let reports = Self.reports(&stage, frames)
@@ -167,7 +167,7 @@ import Testing
     @Test(.enabled(if: TestData.hasShared)) func matchesMostlyOnHeldFramesAreDropped() throws {
         let (dtw, frames, spans) = try Self.heldOutStream("epilepsy/Epilepsy_TRAIN.ts", shuffle: 1)
         func mostlyHeld(stillFraction: Float) throws -> Int {
-            var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+            var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
             stage.stillFraction = stillFraction
             stage.pauseFactor = .infinity
             stage.leastShares = []
@@ -247,7 +247,7 @@ extension SpotterSecondChanceTests {
 
     /// Every report of `dtw`'s stage, set up by `configure`, over `frames` and at their end.
     static func allReports(_ dtw: DTWClassifier, _ frames: [Float], configure: (inout DTWSpotterStage) -> Void) throws -> [SpotMatch] {
-        var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+        var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
         configure(&stage)
         return Self.reports(&stage, frames) + stage.flush()
     }
@@ -290,7 +290,7 @@ extension SpotterSecondChanceTests {
                 return on.count == 1 && on[0].prediction.classIndex == g.label
             }.count
         }
-        let fraction = try #require(dtw.makeSpotter() as? DTWSpotterStage).coverFraction
+        let fraction = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage).coverFraction
         let without = try right(coverFraction: 0), with = try right(coverFraction: fraction)
         #expect(with > without, "reported once with the right label: \(with) with, \(without) without")
     }
@@ -315,7 +315,7 @@ extension SpotterSecondChanceTests {
                 }.count
                 return (across, good)
             }
-            let factor = try #require(dtw.makeSpotter() as? DTWSpotterStage).pauseFactor
+            let factor = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage).pauseFactor
             let (a, b) = (try count(pauseFactor: factor), try count(pauseFactor: .infinity))
             spanning.with += a.spanning; spanning.without += b.spanning
             right.with += a.right; right.without += b.right
@@ -339,7 +339,7 @@ extension SpotterSecondChanceTests {
                     return on.count == 1 && on[0].prediction.classIndex == g.label
                 }.count
             }
-            let fill = try #require(dtw.makeSpotter() as? DTWSpotterStage).fillFraction
+            let fill = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage).fillFraction
             right.with += try count(fill)
             right.without += try count(.infinity)
             gestures += spans.count
@@ -457,7 +457,7 @@ extension SpotterSecondChanceTests {
             let (dtw, frames, spans) = try Self.heldOutStream("basicmotions/BasicMotions_TRAIN.ts", shuffle: seed,
                                                               plainValues: plainValues)
             func replay(labelMovedFrames: Bool) throws -> (right: Int, still: Int) {
-                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
                 stage.labelMovedFrames = labelMovedFrames
                 let reports = Self.reports(&stage, frames) + stage.flush()
                 let right = spans.filter { g in
@@ -562,7 +562,7 @@ extension SpotterSecondChanceTests {
         for seed: UInt64 in 1...12 {
             let (dtw, frames, spans) = try Self.heldOutStream(file, shuffle: seed, gap: 0)
             for changed in [false, true] {
-                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
                 base(&stage)
                 if changed { change(&stage) }
                 var charged = [[Int]](repeating: [], count: spans.count)
@@ -671,7 +671,7 @@ extension SpotterSecondChanceTests {
         try Self.basicMotionsPartitions { dtw, frames, spans in
             let standing = try #require(dtw.model?.classes.firstIndex(of: "Standing"))
             for steady in [true, false] {
-                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
                 if !steady { stage.steadyShare = .infinity }
                 let found = Self.reports(&stage, frames) + stage.flush()
                 stray += found.filter { r in !spans.contains { $0.range.overlaps(r.start...r.end) } }.count
@@ -695,7 +695,7 @@ extension SpotterSecondChanceTests {
         var repeated = (with: 0, without: 0), right = (with: 0, without: 0), stray = 0
         try Self.basicMotionsPartitions { dtw, frames, spans in
             for rule in [true, false] {
-                var stage = try #require(dtw.makeSpotter() as? DTWSpotterStage)
+                var stage = try #require(dtw.rules.makeSpotter() as? DTWSpotterStage)
                 #expect(stage.leastShares.count == dtw.model?.classes.count)
                 if !rule { stage.leastShares = [] }
                 let found = Self.reports(&stage, frames) + stage.flush()

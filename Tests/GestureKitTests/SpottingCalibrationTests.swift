@@ -196,7 +196,7 @@ enum SyntheticGestures {
         #expect(unloosened.spottingThresholds == unloosened.model!.spotting!.thresholds(k: SpottingCalibration.defaultK))
         var old = try JSONSerialization.jsonObject(with: json) as! [String: Any]
         var trained = old["trained"] as! [String: Any]
-        for key in ["spottingMeans", "spottingStds", "spottingFalseCosts", "spottingImpostorCosts"] { trained[key] = nil }
+        for key in ["spottingMeans", "spottingStds", "spottingFalseCosts", "spottingImpostorCosts", "segmental"] { trained[key] = nil }
         old["trained"] = trained
         var legacy = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: old))
         #expect(legacy.makeSpotter() == nil)
