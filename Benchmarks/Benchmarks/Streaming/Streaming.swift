@@ -51,6 +51,8 @@ let lettersLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendi
 
 /// The plain `gesture train DTWTrainingData.grt --classifier dtw` pipeline (calibrated spotting).
 let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(classifier: "dtw", specFile: nil))
+/// The same with the segmental decoder (pipelines/dtw-segmental.json).
+let lettersSegmentalLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-segmental.json").path))
 
 func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
@@ -83,6 +85,12 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Recognizer push, G/R/T default DTW spotting, per frame") { benchmark in
         guard let live = lettersDefaultLive else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { live.push() }
+    }
+
+    Benchmark("Recognizer push, G/R/T segmental DTW spotting, per frame") { benchmark in
+        guard let live = lettersSegmentalLive else { return }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { live.push() }
     }

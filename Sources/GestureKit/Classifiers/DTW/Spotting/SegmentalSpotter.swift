@@ -46,6 +46,9 @@ struct SegmentalSpotter: Spotter {
     var committedEnd = -1
     var ready: [Int] = []
     var scratch: [Int] = []
+    /// Per class, the cost at which a path can no longer gain anything: the most its class's
+    /// log-odds can reach there is the penalty.
+    let reachable: [Float]
 
     init(model m: DTWClassifier.Model, segmental: SegmentalModel, penalty: Float) {
         model = segmental
@@ -59,6 +62,11 @@ struct SegmentalSpotter: Spotter {
         newest = [Int](repeating: -1, count: span)
         moved = [Double](repeating: 0, count: span)
         previous = [Float](repeating: 0, count: m.channels)
+        reachable = segmental.costMean.indices.map { c in
+            let w0 = segmental.weights[0], w1 = segmental.weights[1]
+            guard w1 < 0 else { return w0 > penalty ? .infinity : 0 }
+            return exp(segmental.costMean[c] + (w0 - penalty) * segmental.costSpread[c] / -w1)
+        }
         pool = 4 * span + 16
         segClass = [Int](repeating: 0, count: pool)
         segStart = segClass; segEnd = segClass; segParent = segClass; segDepth = segClass
@@ -99,6 +107,7 @@ struct SegmentalSpotter: Spotter {
             let n = t - s + 1
             guard d.isFinite, s > committedEnd, n < span - 1, plausibleLength(n, template: lengths[k]) else { continue }
             let c = labels[k]
+            guard d < reachable[c] else { continue }
             let extent = min(Float(n) / model.typicalLength[c], 1)
             guard extent * model.bound(c, cost: d) > penalty else { continue }
             let v = n > 1 ? Float((moved[r] - moved[ring(s)]) / Double(n - 1)) : 0
@@ -138,27 +147,27 @@ struct SegmentalSpotter: Spotter {
     /// Reports the segments every live path agrees on: the common ancestor of the newest segment on
     /// the best cut now and on every cut a live SPRING path could still extend.
     private mutating func settle(_ t: Int) {
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(newest[ring(t)])
         let now = total[ring(t)]
-        var overflow = false
+        // The oldest start among the live paths that could still beat the best cut now; every
+        // cut from a frame before it on is taken as alive (a superset of the live ones: a report
+        // may wait a little longer, never come wrong). Cheap tests first: a path at or above its
+        // class's reach can gain nothing whatever cut it extends.
+        var oldest = t + 1
         columns.distances.withUnsafeBufferPointer { d in
             columns.starts.withUnsafeBufferPointer { st in
                 for k in lengths.indices {
-                    let c = labels[k], earliest = t + 2 - DTWSpotter.maxWarp * lengths[k]
+                    let c = labels[k], earliest = max(t + 2 - DTWSpotter.maxWarp * lengths[k], committedEnd + 1)
+                    let reach = reachable[c]
                     var at = columns.cell(k, 0)
                     for _ in 0..<lengths[k] {
                         let dist = d[at]
-                        if dist.isFinite {
+                        if dist < reach {
                             let s = columns.base + Int(st[at])
                             // Alive only while it could still beat the best cut now: the cuts
                             // after its end are open to both, so one it cannot beat here it never will.
-                            if s > committedEnd, s >= earliest, s <= t,
+                            if s < oldest, s >= earliest,
                                (s > 0 ? total[ring(s - 1)] : 0) + Double(model.bound(c, cost: dist) - penalty) > now {
-                                let y = s > 0 ? newest[ring(s - 1)] : -1
-                                if !scratch.contains(y) {
-                                    if scratch.count == scratch.capacity { overflow = true } else { scratch.append(y) }
-                                }
+                                oldest = s
                             }
                         }
                         at += 8
@@ -166,6 +175,18 @@ struct SegmentalSpotter: Spotter {
                 }
             }
         }
+        scratch.removeAll(keepingCapacity: true)
+        var previous = Int.min
+        for y in max(oldest - 1, 0, t - span + 2)...t {
+            let id = newest[ring(y)]
+            if id != previous, !scratch.contains(id) {
+                if scratch.count == scratch.capacity { break }
+                scratch.append(id)
+            }
+            previous = id
+        }
+        if oldest == 0 { scratch.append(-1) }
+        let overflow = scratch.count == scratch.capacity
         var agreed: Int
         if overflow {
             agreed = reported
