@@ -89,6 +89,12 @@ import Testing
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(text.contains("\"segmental\""))
         #expect(text.contains("\"insertionPenalty\""))
+        // `gesture info` names the decoder and its penalty, not the rule stack's thresholds.
+        guard case .sequence(let c) = loaded.spec.classifier, let dtw = c as? DTWClassifier else {
+            Issue.record("not a DTW pipeline")
+            return
+        }
+        #expect(dtw.summary["spotting"]?.hasPrefix("segmental decoder, insertion penalty 1.5") == true)
     }
 
     /// The decoder on real data: UWave gestures amid everyday motion of people it never saw

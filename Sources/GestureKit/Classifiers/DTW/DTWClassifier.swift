@@ -116,7 +116,12 @@ public struct DTWClassifier: SequenceClassifier {
             s["nullRejection"] = nullRejection.map { k in
                 "k = \(k); thresholds " + zip(model.classes, t).map { "\($0) \($1)" }.joined(separator: ", ")
             } ?? "off"
-            if canSpot, let live = spottingThresholds {
+            if canSpot, decoder == .segmental, let m = model.segmental {
+                s["spotting"] = "segmental decoder, insertion penalty \(insertionPenalty ?? SegmentalSpotter.defaultPenalty); "
+                    + "log-odds weights (constant, cost, length, movement) "
+                    + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
+                    + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
+            } else if canSpot, let live = spottingThresholds {
                 s["spotting"] = "k = \(nullRejection ?? SpottingCalibration.defaultK); thresholds "
                     + zip(model.classes, live).map { "\($0) \($1)" }.joined(separator: ", ")
                     + (model.spotting == nil ? " (whole-example, not calibrated)" : " (calibrated on subsequence matches)")
