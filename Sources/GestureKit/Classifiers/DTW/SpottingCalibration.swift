@@ -87,21 +87,16 @@ public struct SpottingCalibration: Sendable, Hashable {
     /// examples per class are streamed (at least 2 per class).
     static let budget = 3e9
 
-    /// Calibrates on `examples` (row-major, as the classifier is trained on them) against the
-    /// prepared templates of `model`.
-    /// - Parameter templateOf: the template each example became, if any (left out of its own stream).
-    /// - Complexity: O(S * L * M * channels), S streams of L frames, M the summed template length;
-    ///   S is capped so that the product stays near ``budget``.
-    static func calibrate(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int],
-                          templateOf: [Int?], k: Float = defaultK) -> SpottingCalibration {
-        let classCount = model.classes.count, c = model.channels
+    /// The examples streamed at calibration, in order (each after its predecessor, the first after
+    /// the last): as many of each class as the cell budget allows, evenly spread over its members,
+    /// interleaved so that neighbours differ in class.
+    static func streamOrder(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int]) -> [Int] {
+        let classCount = model.classes.count
         let totalLength = model.lengths.reduce(0, +)
         let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
-        let context = Self.context(model)
-        let perStream = Double(2 * (meanLength + context)) * Double(totalLength) * Double(c)
+        let perStream = Double(2 * (meanLength + context(model))) * Double(totalLength) * Double(model.channels)
         let streams = max(2 * classCount, Int(budget / max(perStream, 1)))
         let quota = max(2, streams / max(classCount, 1))
-        // Evenly spread members of each class, then interleaved so neighbours differ in class.
         var chosen = [[Int]](repeating: [], count: classCount)
         for cls in 0..<classCount {
             let members = labels.indices.filter { labels[$0] == cls }
@@ -112,6 +107,19 @@ public struct SpottingCalibration: Sendable, Hashable {
         for r in 0..<(chosen.map(\.count).max() ?? 0) {
             for cls in 0..<classCount where r < chosen[cls].count { order.append(chosen[cls][r]) }
         }
+        return order
+    }
+
+    /// Calibrates on `examples` (row-major, as the classifier is trained on them) against the
+    /// prepared templates of `model`.
+    /// - Parameter templateOf: the template each example became, if any (left out of its own stream).
+    /// - Complexity: O(S * L * M * channels), S streams of L frames, M the summed template length;
+    ///   S is capped so that the product stays near ``budget``.
+    static func calibrate(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int],
+                          templateOf: [Int?], k: Float = defaultK) -> SpottingCalibration {
+        let classCount = model.classes.count
+        let context = Self.context(model)
+        let order = streamOrder(model, examples: examples, labels: labels)
 
         var trueCosts = [[Float]](repeating: [], count: classCount)
         var stillCost = [Float](repeating: .greatestFiniteMagnitude, count: classCount)

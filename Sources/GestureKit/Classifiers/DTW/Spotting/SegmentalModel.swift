@@ -104,19 +104,7 @@ extension SegmentalModel {
         // followed by its last frame held.
         let context = SpottingCalibration.context(model)
         let totalLength = model.lengths.reduce(0, +)
-        let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
-        let perStream = Double(2 * (meanLength + context)) * Double(totalLength) * Double(c)
-        let quota = max(2, max(2 * classCount, Int(SpottingCalibration.budget / max(perStream, 1))) / classCount)
-        var chosen = [[Int]](repeating: [], count: classCount)
-        for cls in 0..<classCount {
-            let members = labels.indices.filter { labels[$0] == cls }
-            let q = min(quota, members.count)
-            chosen[cls] = (0..<q).map { members[$0 * members.count / q] }
-        }
-        var order: [Int] = []
-        for r in 0..<(chosen.map(\.count).max() ?? 0) {
-            for cls in 0..<classCount where r < chosen[cls].count { order.append(chosen[cls][r]) }
-        }
+        let order = SpottingCalibration.streamOrder(model, examples: examples, labels: labels)
         for (a, i) in order.enumerated() {
             let j = order[(a + order.count - 1) % order.count]
             let parts = (j == i ? [i] : [j, i])
