@@ -119,7 +119,7 @@ extension SegmentalModel {
                 for _ in 0..<context { stream += last }
                 if let t = templateOf[p] { skip.insert(t) }
             }
-            samples += scan.run(stream, spans: spans, skip: skip, positivesOf: nil)
+            samples += scan.run(stream, spans: spans, skip: skip)
         }
         samples += truePositives(model, examples: examples, labels: labels, templateOf: templateOf, context: context)
         // Negatives within the same budget of DTW cells.
@@ -128,7 +128,7 @@ extension SegmentalModel {
         for s in negatives where used < negativeFrames {
             let n = min(s.frameCount, negativeFrames - used)
             used += n
-            samples += scan.run(Array(s.values[0..<(n * c)]), spans: [], skip: [], positivesOf: nil)
+            samples += scan.run(Array(s.values[0..<(n * c)]), spans: [], skip: [])
         }
         var costMean = [Float](repeating: 0, count: classCount)
         var logs = [[Float]](repeating: [], count: classCount)
@@ -289,11 +289,10 @@ struct CandidateScan {
                                 offsets: model.offsets)
     }
 
-    /// The samples of one stream: for span `positivesOf`, its class's cheapest match lying mostly
-    /// on it (a true match); per class, the cheapest match in each stretch of a typical
-    /// performance that lies mostly on no gesture of its class (a false match).
-    mutating func run(_ stream: [Float], spans: [(range: ClosedRange<Int>, label: Int)], skip: Set<Int>,
-                      positivesOf: Int?) -> [SegmentalModel.Sample] {
+    /// The false matches of one stream: per class, the cheapest match in each stretch of a typical
+    /// performance that is not one of the class's gestures in `spans` (true matches come from
+    /// `SegmentalModel.truePositives`).
+    mutating func run(_ stream: [Float], spans: [(range: ClosedRange<Int>, label: Int)], skip: Set<Int>) -> [SegmentalModel.Sample] {
         let c = model.channels, frames = stream.count / c, classCount = model.classes.count
         guard frames > 1 else { return [] }
         var moved = [Float](repeating: 0, count: frames + 1)  // prefix sums of per-frame movement
@@ -303,7 +302,6 @@ struct CandidateScan {
             moved[t + 1] = moved[t] + s
         }
         func movement(_ a: Int, _ b: Int) -> Float { b > a ? (moved[b + 1] - moved[a + 1]) / Float(b - a) : 0 }
-        var best: SegmentalModel.Sample? = nil
         var blockBest = [SegmentalModel.Sample?](repeating: nil, count: classCount)
         var blockEnd = typical.map { Int($0) }
         var out: [SegmentalModel.Sample] = []
@@ -326,18 +324,13 @@ struct CandidateScan {
                         let o = $0.range.overlapCount(start, t)
                         return $0.label == cls && 2 * o >= n && 2 * o >= $0.range.count
                     }
-                    let sample = SegmentalModel.Sample(c: cls, cost: d, length: n, movement: movement(start, t), positive: own)
-                    if own {
-                        if let b = positivesOf, 2 * spans[b].range.overlapCount(start, t) >= n, spans[b].label == cls,
-                           d < (best?.cost ?? .infinity) { best = sample }
-                    } else if d < (blockBest[cls]?.cost ?? .infinity) {
-                        blockBest[cls] = sample
+                    if !own, d < (blockBest[cls]?.cost ?? .infinity) {
+                        blockBest[cls] = SegmentalModel.Sample(c: cls, cost: d, length: n, movement: movement(start, t), positive: false)
                     }
                 }
             }
         }
         for b in blockBest { if let b { out.append(b) } }
-        if let best { out.append(best) }
         return out
     }
 }

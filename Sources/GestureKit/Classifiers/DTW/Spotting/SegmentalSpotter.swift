@@ -40,7 +40,7 @@ struct SegmentalSpotter: Spotter {
     // Segments, by increasing id, in a ring of `pool` entries.
     let pool: Int
     var nodeCount = 0
-    var segClass: [Int], segStart: [Int], segEnd: [Int], segParent: [Int], segDepth: [Int], segOdds: [Float]
+    var segClass: [Int], segStart: [Int], segEnd: [Int], segParent: [Int], segOdds: [Float]
     /// The last segment reported (-1: none); nothing may overlap it any more.
     var reported = -1
     var committedEnd = -1
@@ -69,7 +69,7 @@ struct SegmentalSpotter: Spotter {
         }
         pool = 4 * span + 16
         segClass = [Int](repeating: 0, count: pool)
-        segStart = segClass; segEnd = segClass; segParent = segClass; segDepth = segClass
+        segStart = segClass; segEnd = segClass; segParent = segClass
         segOdds = [Float](repeating: 0, count: pool)
         ready.reserveCapacity(pool)
         scratch.reserveCapacity(64)
@@ -127,7 +127,6 @@ struct SegmentalSpotter: Spotter {
             let parent = s > 0 ? newest[ring(s - 1)] : -1
             segClass[i] = labels[k]; segStart[i] = s; segEnd[i] = t; segOdds[i] = odds
             segParent[i] = parent
-            segDepth[i] = parent > reported ? segDepth[parent % pool] + 1 : 1
             bestNode = id
         }
         total[r] = best
