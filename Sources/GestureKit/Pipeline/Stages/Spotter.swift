@@ -1,0 +1,13 @@
+/// Incremental matcher over a stream of pre-processed frames.
+public protocol Spotter: Sendable {
+    /// Forgets the stream so far.
+    mutating func reset()
+    /// Pushes one frame; returns a match once it can no longer improve.
+    mutating func push(_ frame: UnsafeBufferPointer<Float>) -> SpotMatch?
+    /// The stream has ended: the matches still waiting for frames that will not come, in order.
+    mutating func flush() -> [SpotMatch]
+}
+
+extension Spotter {
+    public mutating func flush() -> [SpotMatch] { [] }
+}

@@ -1,0 +1,8 @@
+/// Overlapping windows of a stream followed incrementally (see ``IncrementalClassifier``).
+public protocol WindowStream: Sendable {
+    /// Forgets all windows in progress.
+    mutating func reset()
+    /// Feeds one frame; returns the decision on the window that ends on it, every `hop` frames once
+    /// a whole window has been seen, otherwise `nil`.
+    mutating func step(_ frame: UnsafeBufferPointer<Float>) -> Prediction?
+}
