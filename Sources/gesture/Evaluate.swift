@@ -159,9 +159,8 @@ extension Evaluate {
         }
         let report = try Evaluation.evaluateStream(pipeline, on: data.recordings, classes: eventClasses)
         if json { return try printJSON(report) }
-        // Change and timeout filters report an activity once, then null: their frames say nothing
-        // about what is going on, so the post-processed accuracy is shown only without them.
-        let reportsOnce = pipeline.spec.postprocessing.contains { $0 is ChangeFilter || $0 is TimeoutFilter }
+        // The post-processed accuracy means nothing after a stage that reports each event once.
+        let reportsOnce = pipeline.spec.postprocessing.contains(where: \.reportsOnce)
         print(String(format: "frame accuracy   %.4f   (%d frames", report.frameAccuracy, report.frames)
               + (reportsOnce ? ")" : String(format: "; %.4f after post-processing)", report.decodedFrameAccuracy)))
         print(String(format: "events           precision %.4f  recall %.4f  F1 %.4f  (%d events, %d true segments)",

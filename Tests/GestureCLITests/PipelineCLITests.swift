@@ -189,6 +189,25 @@ final class LiveProcess: @unchecked Sendable {
         #expect(report["eventRecall"] as? Double == 1)
     }
 
+    /// The text report leaves out the post-processed frame accuracy after a stage that reports each
+    /// event once (the live spec's change filter), and shows it without one.
+    @Test func streamEvaluationShowsPostProcessedAccuracyOnlyWhereItMeansSomething() throws {
+        let recording = try continuousRecording()
+        let live = try String(contentsOfFile: liveSpec, encoding: .utf8)
+        let smoothed = live.replacingOccurrences(of: ",\n    {\"kind\": \"changeFilter\"}", with: "")
+        #expect(smoothed != live)
+        try smoothed.write(toFile: path("smoothed.json"), atomically: true, encoding: .utf8)
+        for (spec, reportsOnce) in [(liveSpec, true), (path("smoothed.json"), false)] {
+            let model = path("accuracy-\(reportsOnce).gesture")
+            let t = try CLI.run(["train", train, "--spec", spec, "--sample-rate", "10", "-o", model])
+            #expect(t.status == 0, "\(t.stderr)")
+            let e = try CLI.run(["evaluate", model, recording, "--stream"])
+            #expect(e.status == 0, "\(e.stderr)")
+            #expect(e.stdout.hasPrefix("frame accuracy"), "\(e.stdout)")
+            #expect(e.stdout.contains("after post-processing") == !reportsOnce, "\(e.stdout)")
+        }
+    }
+
     /// The demo's stream: test series as Standing, Running, Walking, Badminton, Standing, ... with
     /// Standing trained as the rest class. Every activity is reported once and nothing in the rest
     /// stretches (post-processing chosen on two halves of TRAIN, see README).

@@ -199,4 +199,27 @@ import Testing
         #expect(field(#"{"kind": "onsetFilter", "decisions": 0, "classes": ["a"]}"#) == "decisions")
         #expect(field(#"{"kind": "onsetFilter"}"#) == "classes")
     }
+
+    /// `reportsOnce` is what a stage does with one long event: a run of one class is reported once
+    /// (then null) exactly by the stages that say so. One of every registered kind.
+    @Test func reportsOnceIsWhatAStageDoesWithOneLongEvent() throws {
+        let stages: [any Postprocessor] = [
+            LabelFilter(minimumCount: 2, bufferSize: 3), ChangeFilter(), TimeoutFilter(frames: 25),
+            ConfidenceThreshold(threshold: 0.5), HMMFilter(), OnsetFilter(decisions: 2, classes: ["b"]),
+            TransitionFilter(classes: ["b"]), PostureFilter(classes: ["a", "b"]),
+        ]
+        #expect(Set(stages.map { type(of: $0).kind }) == Set(StageKinds.postprocessors.map { $0.kind }))
+        for stage in stages {
+            var s = stage
+            try s.bind(classes: ["a", "b", "c"])
+            try s.fit(labelSequences: [[0, 0, 1, 1, 2, 2, 0]], classCount: 3, rest: nil)
+            try s.prepare(sampleRate: 50)
+            s.reset()
+            // 20 decisions of class a: within the timeout, long enough for every filter to pass it.
+            let reports = Self.predictions([Int?](repeating: 0, count: 20)).enumerated()
+                .filter { s.process($1, frame: $0).classIndex != nil }.count
+            #expect((reports == 1) == s.reportsOnce, "\(type(of: s).kind): \(reports) reports of one event")
+            #expect(reports >= 1, "\(type(of: s).kind) never reported the event")
+        }
+    }
 }

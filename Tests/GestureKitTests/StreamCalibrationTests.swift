@@ -221,4 +221,23 @@ import Testing
                 || result.table[0].report.eventRecall != without.table[0].report.eventRecall
                 || result.table[0].labelledFrameAccuracy != without.table[0].labelledFrameAccuracy)
     }
+
+    /// A stage calibration knows nothing of but its `keptByCalibration`: the property alone decides.
+    struct KeptMarker: Postprocessor {
+        static let kind = "keptMarker"
+        var keptByCalibration: Bool { true }
+        mutating func reset() {}
+        mutating func process(_ prediction: Prediction, frame: Int) -> Prediction { prediction }
+    }
+
+    @Test func keepsExactlyTheStagesThatSayTheyAreKept() throws {
+        var spec = try TestData.spec(Self.spec)
+        spec.postprocessing = [LabelFilter(minimumCount: 2, bufferSize: 3), KeptMarker(), ChangeFilter(),
+                               TransitionFilter(classes: ["A"])]
+        #expect(spec.postprocessing.map(\.keptByCalibration) == [false, true, false, true])
+        let result = try StreamCalibration.calibrate(spec, on: Self.dataset(), settings: .init(folds: 2, maxFalseActivationsPerMinute: 0.5))
+        let chosen = StreamCalibration.candidates()[result.chosen % StreamCalibration.candidates().count]
+        #expect(result.spec.postprocessing.map { type(of: $0).kind }
+                == chosen.stages.map { type(of: $0).kind } + ["keptMarker", "transitionFilter"])
+    }
 }

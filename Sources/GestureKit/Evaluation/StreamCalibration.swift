@@ -11,10 +11,10 @@ import Foundation
 /// recordings where a candidate learns), under each rest weight tried. The winner has the highest
 /// pooled event F1 plus frame accuracy (post-processed, over labelled frames) among the candidates
 /// within the cap (ties: the earlier candidate); when none is within the cap, the one with the
-/// fewest false activations. The spec's ``OnsetFilter``, ``TransitionFilter`` and ``PostureFilter``
-/// stages are not chosen but kept: each candidate runs with them after it. Frame accuracy counts
-/// because events alone ignore how the frames between them are named (activities that are not
-/// events, e.g. walking between postures).
+/// fewest false activations. The spec's stages that are ``Postprocessor/keptByCalibration``
+/// (``OnsetFilter``, ``TransitionFilter``, ``PostureFilter``) are not chosen but kept: each candidate
+/// runs with them after it. Frame accuracy counts because events alone ignore how the frames
+/// between them are named (activities that are not events, e.g. walking between postures).
 ///
 /// Spec key (`gesture train --calibrate` adds it with its defaults):
 /// `"calibration": {"folds": 3, "maxFalseActivationsPerMinute": 0.3, "events": ["A", "B"]}`
@@ -145,8 +145,8 @@ public enum StreamCalibration {
     /// Chooses the post-processing of `spec` for `data` (see the type's description).
     /// - Parameters:
     ///   - spec: a windowed spec; its own post-processing is replaced by the choice, except its
-    ///     ``OnsetFilter``, ``TransitionFilter`` and ``PostureFilter`` stages, which every candidate
-    ///     is replayed with and the choice keeps last.
+    ///     stages that are ``Postprocessor/keptByCalibration``, which every candidate is replayed
+    ///     with and the choice keeps last.
     ///   - data: the training data, with its continuous recordings (never the data a figure is
     ///     reported on).
     ///   - settings: folds, the false-activation cap and the event classes.
@@ -174,8 +174,7 @@ public enum StreamCalibration {
         let ids = Dataset.classOrder(data.recordings.map { key($0.user, $0.session) }).sorted()
         let folds = (0..<settings.folds).map { f in stride(from: f, to: ids.count, by: settings.folds).map { ids[$0] } }
         let post = candidates()
-        // The spec's onset, transition and posture filters stay, after whatever is chosen.
-        let kept = spec.postprocessing.filter { $0 is OnsetFilter || $0 is TransitionFilter || $0 is PostureFilter }
+        let kept = spec.postprocessing.filter(\.keptByCalibration)
         let weights = restWeights(for: spec, classes: data.classes)
         // Weight-major: candidate w * post.count + j is post-processing j under weight w.
         let names = weights.flatMap { w in post.map { c in w.map { "rest x\($0), \(c.name)" } ?? c.name } }

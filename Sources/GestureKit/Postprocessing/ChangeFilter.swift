@@ -9,6 +9,7 @@
 /// - Complexity: O(1) per prediction.
 public struct ChangeFilter: Postprocessor {
     public static let kind = "changeFilter"
+    public var reportsOnce: Bool { true }
     private var previous: Int?
 
     /// A change filter that has seen nothing yet.

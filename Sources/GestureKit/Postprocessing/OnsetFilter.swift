@@ -13,6 +13,7 @@
 /// - Complexity: O(classes) per prediction, no allocation.
 public struct OnsetFilter: Postprocessor {
     public static let kind = "onsetFilter"
+    public var keptByCalibration: Bool { true }
     /// Consecutive decisions a held class needs before it is reported.
     public var decisions: Int
     /// Names of the classes held back.

@@ -18,6 +18,7 @@
 /// - Complexity: O(1) per decision, no allocation.
 public struct PostureFilter: Postprocessor {
     public static let kind = "postureFilter"
+    public var keptByCalibration: Bool { true }
     /// Names of the postures a transition can be kept to.
     public var classes: [String]
     /// Decisions in a row of a class outside `classes` (not null, not rest) that end the posture.

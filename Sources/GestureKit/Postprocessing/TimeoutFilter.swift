@@ -10,6 +10,7 @@
 /// - Complexity: O(1) per prediction.
 public struct TimeoutFilter: Postprocessor {
     public static let kind = "timeout"
+    public var reportsOnce: Bool { true }
     /// Quiet time after a report, in frames.
     public var frames: Int?
     /// Quiet time after a report, in seconds (converted with the sample rate).

@@ -31,6 +31,7 @@
 /// - Complexity: O(classes) per decision, no allocation after the first.
 public struct TransitionFilter: Postprocessor {
     public static let kind = "transitionFilter"
+    public var keptByCalibration: Bool { true }
     /// Names of the transition classes.
     public var classes: [String]
     /// Decisions a run needs to be reported.

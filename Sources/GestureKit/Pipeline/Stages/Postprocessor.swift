@@ -22,12 +22,23 @@ public protocol Postprocessor: Stage {
     /// Receives the raw prediction made at `frame` (frame numbers increase) and returns what to
     /// report: the same or another prediction, or a null one (`classIndex == nil`) to say nothing.
     mutating func process(_ prediction: Prediction, frame: Int) -> Prediction
+    /// True for a stage that ``StreamCalibration`` keeps from the spec and runs after the smoothing
+    /// and threshold it chooses, instead of replacing it: the stage holds what the user said about
+    /// their classes (which are transitions or postures), not a setting calibration tunes.
+    /// Default: false.
+    var keptByCalibration: Bool { get }
+    /// True for a stage that reports an event once and then null while it lasts (a change filter, a
+    /// timeout), so its per-frame output no longer says what is going on and a frame accuracy
+    /// after post-processing means nothing. Default: false.
+    var reportsOnce: Bool { get }
 }
 
 extension Postprocessor {
     public mutating func prepare(sampleRate: Double?) throws {}
     public mutating func fit(labelSequences: [[Int?]], classCount: Int) throws {}
     public mutating func bind(classes: [String]) throws {}
+    public var keptByCalibration: Bool { false }
+    public var reportsOnce: Bool { false }
     public mutating func fit(labelSequences: [[Int?]], classCount: Int, rest: Int?) throws {
         try fit(labelSequences: labelSequences, classCount: classCount)
     }
