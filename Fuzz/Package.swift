@@ -1,6 +1,6 @@
 // swift-tools-version: 6.1
 // libFuzzer harnesses, one per reader of untrusted bytes. A package of its own so that ordinary
-// builds never compile them. Build and run: Fuzz/run.sh [SECONDS] (see README, "Hardening").
+// builds never compile them. Build and run: Fuzz/run.sh [SECONDS] (see docs/hardening.md).
 import PackageDescription
 
 let harnesses = ["FuzzCSV", "FuzzGRT", "FuzzTS", "FuzzHAPT", "FuzzPipelineFile", "FuzzSpec",

@@ -100,7 +100,7 @@ struct SpecOptions: ParsableArguments {
     @Option(help: ArgumentHelp(ClassifierName.help, valueName: "name"))
     var classifier: ClassifierName?
 
-    @Option(help: "A pipeline spec (JSON); see pipelines/ and the README.")
+    @Option(help: "A pipeline spec (JSON); `gesture spec NAME` prints one to start from, pipelines/ holds examples.")
     var spec: String?
 
     @Option(help: "Null rejection: reject matches farther than mean + K * std of the class's training distances.")

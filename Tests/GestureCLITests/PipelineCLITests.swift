@@ -210,7 +210,7 @@ final class LiveProcess: @unchecked Sendable {
 
     /// The demo's stream: test series as Standing, Running, Walking, Badminton, Standing, ... with
     /// Standing trained as the rest class. Every activity is reported once and nothing in the rest
-    /// stretches (post-processing chosen on two halves of TRAIN, see README).
+    /// stretches (post-processing chosen on two halves of TRAIN, see docs/benchmarks.md).
     @Test func restStretchesStaySilent() throws {
         let model = path("rest.gesture")
         #expect(try CLI.run(["train", train, "--spec", liveSpec, "--rest", "Standing", "--sample-rate", "10", "-o", model]).status == 0)

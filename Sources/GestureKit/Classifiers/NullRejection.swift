@@ -39,7 +39,7 @@ public struct NullRejection: Sendable, Hashable, Codable {
     /// `sqrt((n * std^2 + priorWeight * (priorSpread * mean)^2) / (n + priorWeight))`. Two examples
     /// of a class give two near-equal leave-one-out distances, so mean + k * std would accept only
     /// what lies closer than they lie to each other: about half of new performances. Chosen on
-    /// spotting-replay tuning seeds of gesture sets cut to 5 and 6 examples per class (see README).
+    /// spotting-replay tuning seeds of gesture sets cut to 5 and 6 examples per class (docs/measurement-log.md).
     public mutating func widenFewSpreads(counts: [Int]) {
         precondition(counts.count == means.values.count)
         stds = PackedFloats(stds.values.indices.map { c in

@@ -2,7 +2,7 @@ import Foundation
 
 /// What a user asks for: the stages of a pipeline and their configuration, before training.
 ///
-/// Written by hand as JSON (see `pipelines/` and the README), e.g.
+/// Written by hand as JSON (see `pipelines/` and <doc:PipelineSpecs>), e.g.
 /// ```json
 /// {
 ///   "preprocessing": [{"kind": "lowPass", "cutoff": 3}],
