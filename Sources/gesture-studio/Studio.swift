@@ -18,15 +18,15 @@ struct Studio: ParsableCommand {
             Serves a page at http://HOST:PORT/ that plots every channel live, records labelled examples \
             into PROJECT/recording.csv (the `gesture record` format, readable by `gesture train`), trains \
             in the background and shows each detection on the same timeline. Frames come from --input \
-            (as `gesture stream` reads them) and from any page that shares its device's motion sensors. \
+            (as `gesture stream` reads them) and from any page that shares its device's motion sensors; \
+            without --input, from the pages alone. \
             Listens on 127.0.0.1 unless --host says otherwise; on any other address the printed URL \
             carries a random token that every request must present. A phone's browser shares its motion \
             only with a secure page: --tls --host 0.0.0.0 serves HTTPS with a self-signed certificate made \
             at start (accept the warning once per start; the printed fingerprint is the one to see).
             """)
 
-    @Option(help: "Frames from: - (stdin), FILE, udp:PORT, osc:PORT[/address]. Without it, frames come from the page.")
-    var input: String?
+    @OptionGroup var source: InputOption
 
     @Option(help: "Project folder: recording.csv and the trained studio.gesture (created if missing).")
     var project: String = "studio-project"
@@ -46,11 +46,7 @@ struct Studio: ParsableCommand {
     @Option(help: "Replay --input FILE at this many frames per second.")
     var rate: Double?
 
-    @Option(help: "Also send each detection as OSC to HOST:PORT.")
-    var oscOut: String?
-
-    @Option(help: "OSC address for --osc-out.")
-    var oscAddress: String = OSCSender.wekinatorOutputAddress
+    @OptionGroup var osc: OSCOutOptions
 
     /// The error path of every `gesture` command (exit 64 for bad usage, 1 for bad input).
     static func main() {
@@ -62,8 +58,7 @@ struct Studio: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
         if let rate, !(rate > 0 && rate.isFinite) { throw ValidationError("--rate must be positive") }
-        if let o = oscOut, parseHostPort(o) == nil { throw ValidationError("--osc-out expects HOST:PORT, got \"\(o)\"") }
-        if let input {
+        if let input = source.input {
             do { _ = try InputSpec(parsing: input) } catch let e as GestureKitError { throw ValidationError("--input: \(e.message)") }
         }
     }
@@ -71,13 +66,13 @@ struct Studio: ParsableCommand {
     func run() throws {
         try reportingErrors {
             let store = try ProjectStore(directory: project)
-            let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
+            let sender = try osc.sender()
             var named: [String: PipelineSpec] = [:]
             for path in specs {
                 named["spec:" + ((path as NSString).lastPathComponent as NSString).deletingPathExtension] = try PipelineSpec.load(path)
             }
             let hub = try StudioHub(store: store, oscOut: sender, specs: named)
-            let feed = try input.map { text in
+            let feed = try source.input.map { text in
                 try StudioInput(try InputSpec(parsing: text), hub: hub, channelNames: (try store.channels()) ?? [], rate: rate,
                                 report: { printStderr($0) })
             }
@@ -85,7 +80,7 @@ struct Studio: ParsableCommand {
             // The names a phone may use: every network address when bound to all of them.
             let certificate = try tls ? StudioCertificate.make(hosts: wildcard ? StudioServer.networkAddresses() : [host]) : nil
             let server = StudioServer(host: host, port: port, access: .forHost(host), hub: hub, certificate: certificate)
-            let (host, input, project) = (self.host, self.input, self.project)
+            let (host, input, project) = (self.host, source.input, self.project)
             try runBlocking {
                 try await server.run { bound in
                     var lines = ["studio: \(server.url(port: bound))"]

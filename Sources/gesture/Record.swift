@@ -29,6 +29,7 @@ struct Record: ParsableCommand {
         Appends rows `session,label,<channels>` to FILE.csv (the header is written only when the file \
         is new or empty; an existing file must have a matching header and keeps its columns). Each row \
         is written with a single append, so stopping or killing the recorder never damages saved rows. \
+        Frames come from stdin unless --input names another source. \
         Stops at end of input, after --frames or --seconds, or on Ctrl-C. Malformed input lines are \
         skipped, counted and reported on stderr. The user id is the file name prefix before the first \
         '-' (e.g. u03-walk.csv); --user checks the name follows that convention.
@@ -38,8 +39,7 @@ struct Record: ParsableCommand {
     @Option(help: "Label given to every frame of this run.")
     var label: String
 
-    @Option(help: "Input: - (stdin), FILE, udp:[HOST:]PORT or osc[:[HOST:]PORT][/ADDRESS].")
-    var input: String = "-"
+    @OptionGroup var source: InputOption
 
     @Option(name: [.short, .customLong("output")], help: "Recording CSV to append to (created if missing).")
     var output: String
@@ -53,11 +53,7 @@ struct Record: ParsableCommand {
     @Option(help: "Channel names, comma-separated (default: the existing file's, else the input header's, else ch0, ch1, ...).")
     var channels: String?
 
-    @Option(help: "Stop after this many frames.")
-    var frames: Int?
-
-    @Option(help: "Stop after this many seconds.")
-    var seconds: Double?
+    @OptionGroup var limits: StopOptions
 
     @Flag(help: "Print the summary as JSON.")
     var json = false
@@ -65,8 +61,6 @@ struct Record: ParsableCommand {
     func validate() throws {
         try Record.checkField(label, "--label")
         if let session { try Record.checkField(session, "--session") }
-        if let frames, frames < 1 { throw ValidationError("--frames must be at least 1") }
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be a positive number") }
         if let user {
             guard !user.isEmpty, !user.contains("-"), !user.contains("/") else {
                 throw ValidationError("--user must be non-empty without '-' or '/'")
@@ -105,7 +99,7 @@ struct Record: ParsableCommand {
     }
 
     private func record() throws -> Summary {
-        let spec = try InputSpec(parsing: input)
+        let spec = try InputSpec(parsing: source.text)
         let wanted = try channels.map(Record.parseChannels)
         let existing = try Record.existingLayout(output)
         if let existing, let wanted, existing.channels != wanted {
@@ -146,9 +140,9 @@ struct Record: ParsableCommand {
         var headerWritten = false
 
         while !stop.isSet {
-            if let frames, written >= frames { break }
+            if let frames = limits.frames, written >= frames { break }
             var timeout = 0.2
-            if let seconds {
+            if let seconds = limits.seconds {
                 let left = seconds - Date().timeIntervalSince(started)
                 if left <= 0 { break }
                 timeout = min(timeout, left)

@@ -7,19 +7,19 @@ struct Stream: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Recognise gestures live in a stream of samples.",
         discussion: """
-            Frames are text lines (CSV or whitespace-separated values in the pipeline's channel order; an
-            optional header row picks channels by name) from stdin, a file, UDP datagrams, or OSC messages
-            whose float arguments are one frame (Wekinator's /wek/inputs on port 6448 by default).
-            One line is printed per detection. Malformed lines are counted and reported, never fatal.
-            At the end a summary goes to stderr: frames, detections, malformed lines, reloads and, for
+            Frames are text lines (CSV or whitespace-separated values in the pipeline's channel order; an \
+            optional header row picks channels by name) from stdin (without --input), a file, UDP \
+            datagrams, or OSC messages whose float arguments are one frame (Wekinator's /wek/inputs on \
+            port 6448 by default). \
+            One line is printed per detection. Malformed lines are counted and reported, never fatal. \
+            At the end a summary goes to stderr: frames, detections, malformed lines, reloads and, for \
             UDP/OSC on Linux, datagrams the kernel dropped because they came faster than they were read.
             """)
 
     @Argument(help: "A trained pipeline (.gesture).")
     var pipeline: String
 
-    @Option(help: "Where frames come from: - (stdin), FILE, udp:PORT, osc:PORT[/address].")
-    var input: String = "-"
+    @OptionGroup var source: InputOption
 
     @Option(help: "Replay a file at this many frames per second (default: as fast as it is read).")
     var rate: Double?
@@ -30,26 +30,15 @@ struct Stream: ParsableCommand {
     @Flag(help: "Watch the pipeline file; when it is replaced, load it in the background and switch at a frame boundary.")
     var reload = false
 
-    @Option(help: "Also send each detection as OSC to HOST:PORT.")
-    var oscOut: String?
-
-    @Option(help: "OSC address for --osc-out.")
-    var oscAddress: String = OSCSender.wekinatorOutputAddress
+    @OptionGroup var osc: OSCOutOptions
 
     @Option(help: "Print at most this many malformed-line reports (all are counted).")
     var maxReports: Int = 10
 
-    @Option(help: "Stop after this many frames.")
-    var frames: Int?
-
-    @Option(help: "Stop after this many seconds.")
-    var seconds: Double?
+    @OptionGroup var limits: StopOptions
 
     func validate() throws {
         if let rate, !(rate > 0) { throw ValidationError("--rate must be positive") }
-        if let frames, frames < 1 { throw ValidationError("--frames must be positive") }
-        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
-        if let o = oscOut, parseHostPort(o) == nil { throw ValidationError("--osc-out expects HOST:PORT, got \"\(o)\"") }
     }
 
     func run() throws {
@@ -60,17 +49,17 @@ struct Stream: ParsableCommand {
             var live: SwappableRecognizer
             do { live = try SwappableRecognizer(try Pipeline.load(pipeline)) } catch let e as GestureKitError { throw e.inFile(pipeline) }
             let first = live.pipeline
-            let reader = try FrameReader(try InputSpec(parsing: input), channelNames: first.channelNames, rate: rate)
+            let reader = try FrameReader(try InputSpec(parsing: source.text), channelNames: first.channelNames, rate: rate)
             defer { reader.close() }
-            let sender = try oscOut.flatMap(parseHostPort).map { try OSCSender(host: $0.host, port: $0.port, address: oscAddress) }
+            let sender = try osc.sender()
             var session = Session(reload: watcher.map { Reloader(path: pipeline, mailbox: live.mailbox, watcher: $0) })
-            printStderr("streaming \(input == "-" ? "stdin" : input) through \(pipeline) (\(first.spec.classifier.kind), \(first.classes.count) classes, channels \(first.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
+            printStderr("streaming \(source.text == "-" ? "stdin" : source.text) through \(pipeline) (\(first.spec.classifier.kind), \(first.classes.count) classes, channels \(first.channelNames.joined(separator: ",")))\(reload ? ", watching it for changes" : "")")
             let stop = StopFlag()
             let signalSources = stop.install()
             defer { signalSources.forEach { $0.cancel() } }
-            let frameLimit = self.frames ?? .max
+            let frameLimit = limits.frames ?? .max
             func timeUp() -> Bool {
-                stop.isSet || (seconds.map { Date().timeIntervalSince(session.started) >= $0 } ?? false)
+                stop.isSet || (limits.seconds.map { Date().timeIntervalSince(session.started) >= $0 } ?? false)
             }
             func emit(_ d: Detection, frame index: Int) throws {
                 session.detections += 1
