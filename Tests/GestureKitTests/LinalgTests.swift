@@ -49,4 +49,46 @@ import Testing
             try Linalg.cholesky(Matrix(rowMajor: [[1, 2], [2, 1]]))
         }
     }
+
+    /// A thread count of its own for a ``BLASThreads`` under test, so the process's stays untouched
+    /// by tests that run beside others training.
+    static func fakeThreads(_ start: Int32) -> (BLASThreads, Locked<Int32>) {
+        let count = Locked(start)
+        return (BLASThreads(count: { count.withLock { $0 } }, setCount: { n in count.withLock { $0 = n } }), count)
+    }
+
+    @Test func trainingScopesLimitToOneThreadAndRestoreTheAppsCount() {
+        let (threads, count) = Self.fakeThreads(4)
+        threads.enter()
+        #expect(count.withLock { $0 } == 1)
+        threads.enter()  // nested (or concurrent): the outermost saved 4
+        threads.leave()
+        #expect(count.withLock { $0 } == 1)
+        threads.leave()
+        #expect(count.withLock { $0 } == 4)
+    }
+
+    @Test func aCountTheAppSetsDuringTrainingIsKept() {
+        let (threads, count) = Self.fakeThreads(4)
+        threads.enter()
+        count.withLock { $0 = 3 }
+        threads.leave()
+        #expect(count.withLock { $0 } == 3)
+    }
+
+    @Test func switchedOffTrainingLeavesTheCountAlone() {
+        let (threads, count) = Self.fakeThreads(4)
+        threads.isEnabled = false
+        threads.enter()
+        #expect(count.withLock { $0 } == 4)
+        threads.leave()
+        #expect(count.withLock { $0 } == 4)
+        // Switched off inside a scope: the count that scope set is still restored.
+        threads.isEnabled = true
+        threads.enter()
+        threads.isEnabled = false
+        threads.leave()
+        #expect(count.withLock { $0 } == 4)
+        #expect(BLASThreading.limitsWhileTraining)  // the process's default
+    }
 }

@@ -129,41 +129,12 @@ package enum Linalg {
 
     /// Runs `body` with BLAS limited to one thread: small matrices run faster on one, and callers
     /// that parallelise over folds or examples themselves do not want BLAS to oversubscribe the cores.
-    /// The setting is process-wide in OpenBLAS, so nested and concurrent scopes share it and the last
-    /// one to leave restores the thread count the process had before.
+    /// The setting is process-wide in OpenBLAS, so nested and concurrent scopes share it; see
+    /// ``BLASThreading`` for what an app sees of it.
     static func singleThreaded<T>(_ body: () throws -> T) rethrows -> T {
         BLASThreads.shared.enter()
         defer { BLASThreads.shared.leave() }
         return try body()
-    }
-}
-
-/// Counts the scopes that need single-threaded BLAS (see ``Linalg/singleThreaded(_:)``).
-private final class BLASThreads: @unchecked Sendable {
-    static let shared = BLASThreads()
-    private let lock = NSLock()
-    private var depth = 0
-    private var saved: Int32 = 1
-
-    func enter() {
-        lock.lock()
-        defer { lock.unlock() }
-        #if !canImport(Accelerate)
-        if depth == 0 {
-            saved = openblas_get_num_threads()
-            openblas_set_num_threads(1)
-        }
-        #endif
-        depth += 1
-    }
-
-    func leave() {
-        lock.lock()
-        defer { lock.unlock() }
-        depth -= 1
-        #if !canImport(Accelerate)
-        if depth == 0 { openblas_set_num_threads(saved) }
-        #endif
     }
 }
 
