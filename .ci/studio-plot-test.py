@@ -20,33 +20,10 @@ Usage: .ci/studio-plot-test.py GESTURE_BINARY   (runs `GESTURE_BINARY studio`; .
 """
 import math, os, re, socket, subprocess, sys, tempfile, threading, time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTS = os.path.join(ROOT, ".ci", "studio-shots")
-failures = []
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what, flush=True)
-    if not ok: failures.append(what)
-
-def free_port(kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-
-def start_studio(binary, args):
-    """Starts `gesture studio ARGS`; returns the process and its URL."""
-    proc = subprocess.Popen([binary, "studio"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = proc.stdout.readline()
-    m = re.search(r"(https?://\S+)", first)
-    if not m:
-        proc.kill(); raise SystemExit("studio did not start: " + first + proc.stderr.read())
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-    threading.Thread(target=lambda: [sys.stderr.write("studio: " + l) for l in proc.stderr], daemon=True).start()
-    return proc, m.group(1)
+from studio_common import SHOTS, check, chromium, finish, free_port, start_studio
 
 def stop_studio(proc):
     proc.terminate()
@@ -125,17 +102,13 @@ def expect_drawn(driver, channels, what, shot, timeout=6, sender=None):
 def main():
     binary = os.path.abspath(sys.argv[1])
     os.makedirs(SHOTS, exist_ok=True)
-    opts = Options()
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,1000", "--force-device-scale-factor=1"]:
-        opts.add_argument(a)
-    opts.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    driver = webdriver.Chrome(options=opts, service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
+    driver = chromium()
     live = lambda d: d.find_element(By.ID, "connText").text == "live"
     procs = []
     try:
         # 1. Frames flow before the page is opened.
         udp = free_port(socket.SOCK_DGRAM)
-        proc, url = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", "0", "--input", f"udp:{udp}"])
+        proc, url, _ = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", "0", "--input", f"udp:{udp}"])
         procs.append(proc)
         for burst in (1, 32):
             sender = Sender(udp, 3, 50, burst)
@@ -151,7 +124,7 @@ def main():
 
         # 2. The page is opened first; frames start after.
         udp = free_port(socket.SOCK_DGRAM)
-        proc, url = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", "0", "--input", f"udp:{udp}"])
+        proc, url, _ = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", "0", "--input", f"udp:{udp}"])
         procs.append(proc)
         driver.get(url)
         WebDriverWait(driver, 10).until(live)
@@ -166,7 +139,7 @@ def main():
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.studio.last") > 1200)
         port = int(re.search(r":(\d+)/", url).group(1))
         sender.stop(); stop_studio(proc)
-        proc, url = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", str(port), "--input", f"udp:{udp}"])
+        proc, url, _ = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", str(port), "--input", f"udp:{udp}"])
         procs.append(proc)
         sender = Sender(udp, 6, 50)
         WebDriverWait(driver, 15).until(lambda d: live(d) and d.execute_script("return window.studio.channels.length") == 6)
@@ -175,7 +148,7 @@ def main():
         WebDriverWait(driver, 20).until(lambda d: d.execute_script("return window.studio.last") > 1200)
         driver.execute_script("window.__restarted = false; window.studio.ws.addEventListener('close', () => { window.__restarted = true; })")
         sender.stop(); stop_studio(proc)
-        proc, url = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", str(port), "--input", f"udp:{udp}"])
+        proc, url, _ = start_studio(binary, ["--project", tempfile.mkdtemp(prefix="studio-plot-"), "--port", str(port), "--input", f"udp:{udp}"])
         procs.append(proc)
         sender = Sender(udp, 6, 50)
         WebDriverWait(driver, 15).until(lambda d: d.execute_script("return window.__restarted") and live(d))
@@ -185,8 +158,7 @@ def main():
         driver.quit()
         for p in procs:
             if p.poll() is None: stop_studio(p)
-    print(f"studio-plot-test: {'FAILED ' + str(len(failures)) if failures else 'all passed'}; screenshots in {SHOTS}", flush=True)
-    sys.exit(1 if failures else 0)
+    finish("studio-plot-test")
 
 if __name__ == "__main__":
     main()

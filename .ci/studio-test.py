@@ -22,40 +22,17 @@ Usage: .ci/studio-test.py GESTURE_BINARY
 """
 import hashlib, json, os, re, shutil, socket, ssl, struct, subprocess, sys, tempfile, threading, time, math, statistics, urllib.request, urllib.error
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHOTS = os.path.join(ROOT, ".ci", "studio-shots")
+from studio_common import SHOTS, check, chromium, finish, free_port, start_studio
+
 SOAK = float(os.environ.get("STUDIO_SOAK_SECONDS", "60"))
-failures = []
-
-def check(ok, what):
-    print(("PASS " if ok else "FAIL ") + what, flush=True)
-    if not ok: failures.append(what)
-
-def free_port(kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
 
 def osc_message(values, address="/wek/inputs"):
     def pad(b): return b + b"\0" * (4 - len(b) % 4)
     return pad(address.encode()) + pad(("," + "f" * len(values)).encode()) + b"".join(struct.pack(">f", v) for v in values)
-
-def start_studio(binary, args):
-    """Starts `gesture studio ARGS`; returns the process, its URL and its banner (up to "Ctrl-C")."""
-    proc = subprocess.Popen([binary, "studio"] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    banner = [proc.stdout.readline()]
-    m = re.search(r"(https?://\S+)", banner[0])
-    if not m:
-        proc.kill(); raise SystemExit("studio did not start: " + banner[0] + proc.stderr.read())
-    while "Ctrl-C" not in banner[-1] and banner[-1]: banner.append(proc.stdout.readline())
-    threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()
-    threading.Thread(target=lambda: [sys.stderr.write("studio: " + l) for l in proc.stderr], daemon=True).start()
-    return proc, m.group(1), "".join(banner)
 
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
@@ -97,13 +74,8 @@ def main():
     proc, url, _ = start_studio(binary, ["--project", project, "--port", "0", "--input", f"osc:{osc_port}"])
     print("studio at", url, "osc on", osc_port, flush=True)
 
-    opts = Options()
     # --ignore-certificate-errors: the --tls studio's certificate is self-signed (a phone accepts it by hand).
-    for a in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1360,1000", "--ignore-certificate-errors",
-              "--enable-precise-memory-info", "--force-device-scale-factor=1"]:
-        opts.add_argument(a)
-    opts.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    driver = webdriver.Chrome(options=opts, service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")))
+    driver = chromium("--ignore-certificate-errors", "--enable-precise-memory-info")
     js = driver.execute_script
     try:
         driver.get(url)
@@ -316,8 +288,7 @@ def main():
         proc2.terminate()
         try: proc2.wait(10)
         except subprocess.TimeoutExpired: proc2.kill()
-    print(f"studio-test: {'FAILED ' + str(len(failures)) if failures else 'all passed'}; screenshots in {SHOTS}", flush=True)
-    sys.exit(1 if failures else 0)
+    finish("studio-test")
 
 if __name__ == "__main__":
     main()
