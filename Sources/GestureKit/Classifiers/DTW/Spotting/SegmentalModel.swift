@@ -48,6 +48,13 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
         weights[0] + weights[1] * (log(max(d, Self.tiny)) - costMean[c]) / costSpread[c]
     }
 
+    /// The most log-odds a live path of class `c` can still reach: its cost and its length only
+    /// grow, so a path already longer than a typical performance can only lose more by length.
+    @inline(__always)
+    func bound(_ c: Int, cost d: Float, lengthSoFar n: Int) -> Float {
+        bound(c, cost: d) + weights[2] * max(log(Float(n) / typicalLength[c]), 0)
+    }
+
     @inline(__always)
     func features(_ c: Int, cost d: Float, length n: Int, movement v: Float) -> (Float, Float, Float) {
         let e = motionFloor
