@@ -97,6 +97,33 @@ import Testing
         #expect(dtw.summary["spotting"]?.hasPrefix("segmental decoder, insertion penalty 1.5") == true)
     }
 
+    /// DTW specs spot with the segmental decoder unless they say otherwise; a pipeline file trained
+    /// before it (no `decoder` key, no learned segmental model) keeps the rule stack it was saved with.
+    @Test func filesSavedBeforeTheSegmentalDecoderKeepTheRules() throws {
+        func decoder(_ p: PipelineSpec) -> SpottingDecoder? {
+            guard case .sequence(let c) = p.classifier, let dtw = c as? DTWClassifier else { return nil }
+            return dtw.decoder
+        }
+        #expect(decoder(try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)) == .segmental)
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let rules = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#), on: data)
+        guard case .sequence(let c) = rules.spec.classifier, let trained = c as? DTWClassifier else {
+            Issue.record("not a DTW pipeline")
+            return
+        }
+        // The classifier as earlier versions wrote it: no decoder key, no segmental model.
+        var json = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(trained)) as? [String: Any])
+        #expect(json["decoder"] as? String == "rules")
+        json["decoder"] = nil
+        #expect((json["trained"] as? [String: Any])?["segmental"] == nil)
+        let old = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: json))
+        #expect(old.decoder == .rules)
+        // Saved since, a segmental pipeline reads back as one.
+        let path = TestData.temporaryFile("segmental-default.gesture")
+        try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: data).save(to: path)
+        #expect(decoder(try Pipeline.load(path).spec) == .segmental)
+    }
+
     /// The decoder on real data: UWave gestures amid everyday motion of people it never saw
     /// (HAPT), trained with negatives of other people. It must report fewer false gestures per
     /// minute of motion than the rule stack, and still find once rightly more than half the gestures

@@ -14,7 +14,7 @@
 /// | `nullRejection` | k in mean + k * std | off |
 /// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
 /// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
-/// | `decoder` | live spotting: `"segmental"` (one scored decoder) or `"rules"` (the rule stack of earlier versions) | `"rules"` |
+/// | `decoder` | live spotting: `"segmental"` (one scored decoder) or `"rules"` (the rule stack of earlier versions) | `"segmental"`; `"rules"` in trained files saved before the segmental decoder |
 /// | `insertionPenalty` | log-odds (per typical performance) a spotted segment must exceed to be reported | 1 |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
@@ -45,7 +45,10 @@ extension DTWClassifier {
             nullRejection: try c.decodeIfPresent(Float.self, forKey: .nullRejection))
         tune = try c.decodeIfPresent(Bool.self, forKey: .tune) ?? false
         derivative = try c.decodeIfPresent(Float.self, forKey: .derivative)
-        self.decoder = try c.decodeIfPresent(SpottingDecoder.self, forKey: .decoder) ?? .rules
+        // Files trained before the segmental decoder hold no model for it: they keep spotting as saved.
+        let savedBefore = try c.contains(.trained)
+            && !c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained).contains(.segmental)
+        self.decoder = try c.decodeIfPresent(SpottingDecoder.self, forKey: .decoder) ?? (savedBefore ? .rules : .segmental)
         insertionPenalty = try c.decodeIfPresent(Float.self, forKey: .insertionPenalty)
         if let p = insertionPenalty, !p.isFinite { throw GestureKitError("must be finite", field: "insertionPenalty") }
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
@@ -102,7 +105,7 @@ extension DTWClassifier {
         try c.encode(tune, forKey: .tune)
         // Written only when on, so the files of pipelines without it keep their bytes.
         try c.encodeIfPresent(derivative, forKey: .derivative)
-        if decoder != .rules { try c.encode(decoder, forKey: .decoder) }
+        try c.encode(decoder, forKey: .decoder)
         try c.encodeIfPresent(insertionPenalty, forKey: .insertionPenalty)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)

@@ -38,7 +38,7 @@ public struct DTWClassifier: SequenceClassifier {
     /// Spotting still matches the raw channels; only the labelling of what it found uses them.
     public var derivative: Float?
     /// How a live stream is spotted: one scored decoder, or the rule stack it replaces.
-    public var decoder: SpottingDecoder = .rules
+    public var decoder: SpottingDecoder = .segmental
     /// The log-odds a spotted segment must exceed to be reported; `nil`: 1, chosen on the spotting suite's tuning split.
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
