@@ -9,7 +9,7 @@ struct Gesture: ParsableCommand {
         commandName: "gesture",
         abstract: "Train, evaluate and run gesture recognisers on motion-sensor data.",
         version: "0.1.0",
-        subcommands: [Info.self, Convert.self, Train.self, Evaluate.self, Predict.self, Stream.self, Record.self, Studio.self, Spec.self, Version.self]
+        subcommands: [Info.self, Convert.self, Train.self, Evaluate.self, Predict.self, Stream.self, Record.self, Studio.self, Spec.self, Export.self, Version.self]
     )
 
     /// One error path for every command (runCommandLine): `error: ...` on stderr, exit 64 for bad

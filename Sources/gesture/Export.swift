@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import GestureCLISupport
+import GestureKit
+
+/// `gesture export P.gesture --c DIR`: the pipeline as dependency-free C99 for a microcontroller.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a trained pipeline as dependency-free C99 (no heap, no globals) for a microcontroller.",
+        discussion: """
+            Writes DIR/NAME.h and DIR/NAME.c (the recogniser: NAME_init, NAME_push, NAME_reset on a
+            caller-owned NAME_state) and DIR/stream_main.c, a host program that reads CSV frames on stdin
+            and prints each detection as `gesture stream P --json` does:
+              cc -std=c99 -O2 DIR/NAME.c DIR/stream_main.c -lm -o stream && ./stream < frames.csv
+            Prints the bytes of the weights (flash) and of one state (RAM). A pipeline with a stage that
+            has no C form yet is refused with the stage named, and nothing is written.
+            """)
+
+    @Argument(help: "A trained pipeline (.gesture).")
+    var pipeline: String
+
+    @Option(name: .customLong("c"), help: "The folder to write the C files into (made if missing).")
+    var directory: String
+
+    @Option(help: "Prefix of the C names and files (default: the pipeline's file name).")
+    var name: String?
+
+    @Flag(help: "Print one JSON object: files, flashBytes, ramBytes.")
+    var json = false
+
+    func validate() throws {
+        if let name, !CExport.isValidPrefix(name) {
+            throw ValidationError("--name must be a C name (a letter, then letters, digits or _), got \"\(name)\"")
+        }
+    }
+
+    struct Report: Encodable {
+        var files: [String]
+        var flashBytes: Int
+        var ramBytes: Int
+    }
+
+    func run() throws {
+        try reportingErrors {
+            let p = try Pipeline.load(pipeline)
+            let prefix = name ?? CExport.prefix(forFile: pipeline)
+            let written: CExport.Written
+            do {
+                written = try p.exportC(to: URL(fileURLWithPath: directory), prefix: prefix)
+            } catch let e as GestureKitError where e.file == nil {
+                throw e.inFile(pipeline)
+            }
+            if json {
+                try printJSON(Report(files: written.files.map(\.path), flashBytes: written.flashBytes, ramBytes: written.ramBytes))
+            } else {
+                for f in written.files { print("wrote \(f.path)") }
+                print("flash \(written.flashBytes) bytes (weights), RAM \(written.ramBytes) bytes (one \(prefix)_state)")
+            }
+        }
+    }
+}
