@@ -81,8 +81,9 @@ import Testing
                       ("live", ["--spec", CLI.repo.appendingPathComponent("pipelines/basicmotions-live.json").path, "--rest", "Standing"])])
     func exportedCDecidesAsTheSwiftRecognizer(name: String, arguments: [String]) throws {
         let (swift, c) = try replay(name, arguments)
-        // Each of the four activities is met ten times: a recogniser that says nothing proves nothing.
-        #expect(swift.count >= 10)
+        // A recogniser that says nothing proves nothing: each of these names 7 to 19 activities in
+        // the 40 recordings.
+        #expect(swift.count >= 5)
         #expect(c.count == swift.count)
         for (a, b) in zip(swift, c) {
             #expect(a.frame == b.frame && a.label == b.label && a.start == b.start && a.time == b.time, "\(a) vs \(b)")
