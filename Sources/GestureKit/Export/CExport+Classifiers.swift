@@ -6,6 +6,7 @@ extension CGenerator {
         switch classifier {
         case let knn as KNNClassifier: try nearestNeighbours(knn, width: width, field: field)
         case let centroid as MinimumDistance: try nearestCentroid(centroid, width: width, field: field)
+        case let ridge as RidgeClassifier: try ridgeRegression(ridge, width: width, field: field)
         default: throw Self.refuse("the \(type(of: classifier).kind) classifier has no C form yet", field: field)
         }
     }
@@ -23,18 +24,22 @@ extension CGenerator {
         guard let m = knn.model, m.dimensions == width, m.classes.count == classCount else {
             throw Self.refuse("the classifier is not trained on \(width) features and \(classCount) classes", field: field)
         }
-        let distance: String
+        let first: String, next: String
         switch knn.metric {
-        case .euclidean: distance = "e = x[0] - v[0];\n            dist = e * e;\n            for (f = 1; f < \(m.dimensions); f++) { e = x[f] - v[f]; dist = e * e + dist; }"
-        case .manhattan: distance = "dist = 0.0f;\n            for (f = 0; f < \(m.dimensions); f++) dist = dist + fabsf(x[f] - v[f]);"
+        case .euclidean:
+            first = "e = x[0] - col[j]; blk[j] = e * e;"
+            next = "e = xf - col[j]; blk[j] = e * e + blk[j];"
+        case .manhattan:
+            first = "blk[j] = 0.0f; (void)e;"
+            next = "blk[j] = blk[j] + fabsf(xf - col[j]);"
         case .cosine:
             throw Self.refuse("the cosine metric's sums are reordered by the Swift compiler and cannot be matched", field: field)
         }
         let n = m.count, d = m.dimensions, k = Swift.min(m.k, n)
-        // Vector-major here: the C reads each training vector once, in the order Swift sums it.
-        var rows = [Float](repeating: 0, count: n * d)
-        for j in 0..<n { for f in 0..<d { rows[j * d + f] = m.vectors[f * n + j] } }
-        b.constant("knn_vectors", floats: rows)
+        let manhattan = knn.metric == .manhattan
+        // Dimension-major as in Swift: a block of training vectors' distances grows feature by
+        // feature, each in the order Swift sums it, and vectorises as Swift's does.
+        b.constant("knn_vectors", floats: m.vectors)
         b.constant("knn_labels", ints: m.labels)
         let limits = thresholds(m.rejection)
         if let limits { b.constant("knn_threshold", floats: limits) }
@@ -42,19 +47,28 @@ extension CGenerator {
         let root = knn.metric == .euclidean ? "for (q = 0; q < \(k); q++) top_d[q] = sqrtf(top_d[q]);" : ""
         b.functions.append("""
             static void classify(\(prefix)_state *s, const float *x, raw_decision *d) {
-                float top_d[\(k)], sums[\(classCount)], bound = INFINITY, total = 0.0f, dist, e, distance;
-                int32_t top_i[\(k)], counts[\(classCount)], j, f, q, c, best = 0;
+                float top_d[\(k)], sums[\(classCount)], blk[32], bound = INFINITY, total = 0.0f, dist, e = 0.0f, distance;
+                int32_t top_i[\(k)], counts[\(classCount)], j0, j, f, q, c, best = 0;
                 (void)e;
                 for (q = 0; q < \(k); q++) { top_d[q] = INFINITY; top_i[q] = -1; }
-                for (j = 0; j < \(n); j++) {
-                    const float *v = knn_vectors + j * \(d);
-                    \(distance)
-                    if (!(dist < bound)) continue;
-                    q = \(k - 1);
-                    while (q > 0 && top_d[q - 1] > dist) { top_d[q] = top_d[q - 1]; top_i[q] = top_i[q - 1]; q--; }
-                    top_d[q] = dist;
-                    top_i[q] = j;
-                    bound = top_d[\(k - 1)];
+                for (j0 = 0; j0 < \(n); j0 += 32) {
+                    int32_t m = \(n) - j0 < 32 ? \(n) - j0 : 32;
+                    const float *col = knn_vectors + j0;
+                    for (j = 0; j < m; j++) { \(first) }
+                    for (f = \(manhattan ? 0 : 1); f < \(d); f++) {
+                        const float xf = x[f];
+                        col = knn_vectors + f * \(n) + j0;
+                        for (j = 0; j < m; j++) { \(next) }
+                    }
+                    for (j = 0; j < m; j++) {
+                        dist = blk[j];
+                        if (!(dist < bound)) continue;
+                        q = \(k - 1);
+                        while (q > 0 && top_d[q - 1] > dist) { top_d[q] = top_d[q - 1]; top_i[q] = top_i[q - 1]; q--; }
+                        top_d[q] = dist;
+                        top_i[q] = j0 + j;
+                        bound = top_d[\(k - 1)];
+                    }
                 }
                 \(root)
                 for (c = 0; c < \(classCount); c++) { s->scores[c] = 0.0f; sums[c] = 0.0f; counts[c] = 0; }
@@ -116,6 +130,51 @@ extension CGenerator {
                 d->cls = best;
                 d->conf = s->scores[best];
                 \(limits == nil ? "" : "if (best_d > centroid_threshold[best]) { d->cls = -1; d->conf = 0.0f; }")
+            }
+
+            """)
+    }
+
+    /// ``RidgeClassifier/predict(_:)``: standardise, one decision per class, softmax at the fitted
+    /// temperature in Double. Swift sums the decisions in BLAS's order, the C in index order: the
+    /// decisions may differ in their last bits, so confidences agree to a tolerance, not exactly.
+    private mutating func ridgeRegression(_ ridge: RidgeClassifier, width: Int, field: String) throws {
+        guard let m = ridge.model, m.dimensions == width, m.classes.count == classCount else {
+            throw Self.refuse("the classifier is not trained on \(width) features and \(classCount) classes", field: field)
+        }
+        let p = m.dimensions
+        b.constant("ridge_mean", floats: m.means)
+        b.constant("ridge_scale", floats: m.scales)
+        b.constant("ridge_weight", floats: m.weights)
+        b.constant("ridge_intercept", floats: m.intercepts)
+        b.field(.float, "ridge_z", count: p)
+        b.functions.append("""
+            static void classify(\(prefix)_state *s, const float *x, raw_decision *d) {
+                float decision[\(classCount)];
+                double e[\(classCount)], top, total = 0.0;
+                int32_t c, j, best = 0;
+                for (j = 0; j < \(p); j++) s->ridge_z[j] = (x[j] - ridge_mean[j]) / ridge_scale[j];
+                for (c = 0; c < \(classCount); c++) {
+                    const float *w = ridge_weight + c * \(p);
+                    float acc = 0.0f;
+                    for (j = 0; j < \(p); j++) acc = acc + w[j] * s->ridge_z[j];
+                    decision[c] = acc + ridge_intercept[c];
+                    if (!isfinite(decision[c])) {
+                        for (c = 0; c < \(classCount); c++) s->scores[c] = 0.0f;
+                        d->cls = -1;
+                        d->conf = 0.0f;
+                        return;
+                    }
+                    if (decision[c] > decision[best]) best = c;
+                }
+                top = (double)decision[best];
+                for (c = 0; c < \(classCount); c++) {
+                    e[c] = exp(((double)decision[c] - top) / \(CBuilder.literal(Double(m.temperature))));
+                    total += e[c];
+                }
+                for (c = 0; c < \(classCount); c++) s->scores[c] = (float)(e[c] / total);
+                d->cls = best;
+                d->conf = s->scores[best];
             }
 
             """)
