@@ -77,6 +77,7 @@ import Testing
 
     @Test(.enabled(if: ExportCLITests.cc != nil, ExportCLITests.noCompiler),
           arguments: [("knn", ["--classifier", "knn"]), ("centroid", ["--classifier", "centroid"]),
+                      ("minirocket", ["--classifier", "minirocket"]),
                       ("knn-rest", ["--classifier", "knn", "--rest", "Standing"]),
                       ("live", ["--spec", CLI.repo.appendingPathComponent("pipelines/basicmotions-live.json").path, "--rest", "Standing"])])
     func exportedCDecidesAsTheSwiftRecognizer(name: String, arguments: [String]) throws {
@@ -92,11 +93,15 @@ import Testing
     }
 
     /// Nothing is written for a pipeline with a stage the generator cannot write; the reason names it.
-    @Test(arguments: [("minirocket", "features.extractors[0] (miniRocket)"),
-                      ("dtw", "the DTW spotter's decoder is being replaced")])
-    func refusesWhatHasNoCFormAndWritesNothing(classifier: String, reason: String) throws {
-        let model = path("\(classifier).gesture"), out = path("refused")
-        let t = try CLI.run(["train", train, "--classifier", classifier, "-o", model])
+    @Test(arguments: [("median", "preprocessing[0] (median): cannot export to C: the median pre-processor has no C form yet"),
+                      ("dtw", "classifier (dtw): cannot export to C: the DTW spotter's decoder is being replaced")])
+    func refusesWhatHasNoCFormAndWritesNothing(stage: String, reason: String) throws {
+        let model = path("\(stage).gesture"), out = path("refused")
+        let spec = path("median.json")
+        try #"{"preprocessing": [{"kind": "median", "window": 3}], "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let how = stage == "median" ? ["--spec", spec] : ["--classifier", stage]
+        let t = try CLI.run(["train", train] + how + ["-o", model])
         try #require(t.status == 0, "\(t.stderr)")
         let e = try CLI.run(["export", model, "--c", out])
         #expect(e.status == 1)

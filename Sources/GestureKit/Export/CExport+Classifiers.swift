@@ -147,17 +147,16 @@ extension CGenerator {
         b.constant("ridge_scale", floats: m.scales)
         b.constant("ridge_weight", floats: m.weights)
         b.constant("ridge_intercept", floats: m.intercepts)
-        b.field(.float, "ridge_z", count: p)
         b.functions.append("""
             static void classify(\(prefix)_state *s, const float *x, raw_decision *d) {
                 float decision[\(classCount)];
                 double e[\(classCount)], top, total = 0.0;
                 int32_t c, j, best = 0;
-                for (j = 0; j < \(p); j++) s->ridge_z[j] = (x[j] - ridge_mean[j]) / ridge_scale[j];
                 for (c = 0; c < \(classCount); c++) {
                     const float *w = ridge_weight + c * \(p);
                     float acc = 0.0f;
-                    for (j = 0; j < \(p); j++) acc = acc + w[j] * s->ridge_z[j];
+                    /* The standardised feature, recomputed per class (the same value) to keep it out of RAM. */
+                    for (j = 0; j < \(p); j++) acc = acc + w[j] * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
                     decision[c] = acc + ridge_intercept[c];
                     if (!isfinite(decision[c])) {
                         for (c = 0; c < \(classCount); c++) s->scores[c] = 0.0f;

@@ -104,7 +104,7 @@ extension CGenerator {
         b.field(.int32, "ring_fill")
         b.field(.int32, "ring_phase")
         b.field(.float, "feat", count: widest)
-        b.field(.float, "feat2", count: widest)
+        if !pipeline.spec.transforms.isEmpty { b.field(.float, "feat2", count: widest) }
         b.resetLines += ["s->ring_pos = 0;", "s->ring_fill = 0;", "s->ring_phase = 0;"]
         b.functions.append("""
             static int window_decision(\(prefix)_state *s, const float *f, int64_t n, raw_decision *d) {
@@ -239,6 +239,9 @@ extension CGenerator {
                 }
                 timeDomain(t, index: i)
                 calls.append("extract\(i)(w, out + \(offset));")
+            case let r as MiniRocket:
+                try miniRocket(r, index: i, frames: windowFrames, field: field)
+                calls.append("extract\(i)(s, w, out + \(offset));")
             default:
                 throw Self.refuse("the \(type(of: e).kind) extractor has no C form yet", field: field)
             }
@@ -312,7 +315,7 @@ extension CGenerator {
                     (void)m4;
                     (void)crossings;
                     (void)abs_diff;
-                    \(lines.joined(separator: "\n            "))
+                    \(lines.joined(separator: "\n        "))
                 }
             }
 
