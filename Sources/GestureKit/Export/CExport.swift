@@ -24,7 +24,8 @@ public struct CExport: Sendable {
     public var source: String
     /// `stream_main.c`: reads CSV frames on stdin, prints each detection as `gesture stream --json` does.
     public var streamMain: String
-    /// Bytes of the constant arrays (weights, thresholds, class names excluded).
+    /// Bytes of the constant arrays: weights and thresholds (the class and channel names' strings
+    /// are not counted).
     public var flashBytes: Int
     /// Bytes of one `<prefix>_state`.
     public var ramBytes: Int
@@ -33,7 +34,7 @@ public struct CExport: Sendable {
     public struct Written: Sendable {
         /// The paths written, header first.
         public var files: [URL]
-        /// Bytes of the constant arrays.
+        /// Bytes of the constant arrays (see ``CExport/flashBytes``).
         public var flashBytes: Int
         /// Bytes of one state struct.
         public var ramBytes: Int
