@@ -239,6 +239,12 @@ extension CGenerator {
                 }
                 timeDomain(t, index: i)
                 calls.append("extract\(i)(w, out + \(offset));")
+            case let g as GravityFeatures:
+                guard g.channelNames?.count == channels else {
+                    throw Self.refuse("the extractor is not fitted to \(channels) channels", field: field)
+                }
+                gravity(g, index: i)
+                calls.append("extract\(i)(w, out + \(offset));")
             case let r as MiniRocket:
                 try miniRocket(r, index: i, frames: windowFrames, field: field)
                 calls.append("extract\(i)(s, w, out + \(offset));")
@@ -317,6 +323,90 @@ extension CGenerator {
                     (void)abs_diff;
                     \(lines.joined(separator: "\n        "))
                 }
+            }
+
+            """)
+    }
+
+    /// Gravity as the window's mean acceleration, body acceleration split along and across it, and
+    /// the gyroscope's magnitude, in Double (``GravityFeatures/extract(_:frames:into:)``).
+    private mutating func gravity(_ g: GravityFeatures, index i: Int) {
+        let c = channels, n = windowFrames
+        let (ax, ay, az) = (g.accelerometer[0], g.accelerometer[1], g.accelerometer[2])
+        let gyro = g.gyroscope.count == 3
+        let (gx, gy, gz) = gyro ? (g.gyroscope[0], g.gyroscope[1], g.gyroscope[2]) : (0, 0, 0)
+        var lines: [String] = []
+        for (slot, f) in g.features.enumerated() {
+            let value: String
+            switch f {
+            case .directionX: value = "ux"
+            case .directionY: value = "uy"
+            case .directionZ: value = "uz"
+            case .pitch: value = "inv > 0.0 ? atan2(-ux, sqrt(uy * uy + uz * uz)) : 0.0"
+            case .roll: value = "inv > 0.0 ? atan2(uy, uz) : 0.0"
+            case .gravityMagnitude: value = "g"
+            case .bodyMean: value = "b_sum / \(n).0"
+            case .bodyStd: value = "spread(b_sum, b_sq)"
+            case .bodyMax: value = "b_max"
+            case .verticalStd: value = "sqrt(v_sq / \(n).0)"
+            case .horizontalMean: value = "h_sum / \(n).0"
+            case .horizontalStd: value = "spread(h_sum, h_sq)"
+            case .gyroMean: value = "w_sum / \(n).0"
+            case .gyroStd: value = "spread(w_sum, w_sq)"
+            case .gyroMax: value = "w_max"
+            }
+            lines.append("out[\(slot)] = (float)(\(value));")
+        }
+        let gyroLoop = gyro ? """
+                    {
+                        double wx = (double)w[i * \(c) + \(gx)], wy = (double)w[i * \(c) + \(gy)], wz = (double)w[i * \(c) + \(gz)];
+                        double w2 = wx * wx + wy * wy + wz * wz, wm = sqrt(w2);
+                        w_sum += wm;
+                        w_sq += w2;
+                        w_max = wm >= w_max ? wm : w_max;
+                    }
+            """ : ""
+        b.functions.append("""
+            /* The standard deviation from a sum and a sum of squares over the window. */
+            static double spread\(i)(double sum, double sq) {
+                double v = sq / \(n).0 - (sum / \(n).0) * (sum / \(n).0);
+                return sqrt(0.0 >= v ? 0.0 : v);
+            }
+
+            static void extract\(i)(const float *w, float *out) {
+                double mx = 0.0, my = 0.0, mz = 0.0, g, inv, ux, uy, uz;
+                double b_sum = 0.0, b_sq = 0.0, b_max = 0.0, v_sq = 0.0, h_sum = 0.0, h_sq = 0.0;
+                double w_sum = 0.0, w_sq = 0.0, w_max = 0.0;
+                int32_t i;
+                for (i = 0; i < \(n); i++) {
+                    mx += (double)w[i * \(c) + \(ax)];
+                    my += (double)w[i * \(c) + \(ay)];
+                    mz += (double)w[i * \(c) + \(az)];
+                }
+                mx /= \(n).0;
+                my /= \(n).0;
+                mz /= \(n).0;
+                g = sqrt(mx * mx + my * my + mz * mz);
+                inv = g > 0.0 && isfinite(g) ? 1.0 / g : 0.0;
+                ux = mx * inv;
+                uy = my * inv;
+                uz = mz * inv;
+                for (i = 0; i < \(n); i++) {
+                    double bx = (double)w[i * \(c) + \(ax)] - mx, by = (double)w[i * \(c) + \(ay)] - my;
+                    double bz = (double)w[i * \(c) + \(az)] - mz;
+                    double b2 = bx * bx + by * by + bz * bz, bm = sqrt(b2), v = bx * ux + by * uy + bz * uz, h2, h;
+                    b_sum += bm;
+                    b_sq += b2;
+                    b_max = bm >= b_max ? bm : b_max;
+                    v_sq += v * v;
+                    h2 = b2 - v * v;
+                    h = sqrt(0.0 >= h2 ? 0.0 : h2);
+                    h_sum += h;
+                    h_sq += h * h;
+            \(gyroLoop)
+                }
+                (void)w_sum; (void)w_sq; (void)w_max; (void)h_sum; (void)h_sq; (void)v_sq; (void)b_sum; (void)b_sq; (void)b_max;
+                \(lines.joined(separator: "\n    ").replacingOccurrences(of: "spread(", with: "spread\(i)("))
             }
 
             """)
