@@ -94,7 +94,7 @@ import Testing
 
     /// Nothing is written for a pipeline with a stage the generator cannot write; the reason names it.
     @Test(arguments: [("median", "preprocessing[0] (median): cannot export to C: the median pre-processor has no C form yet"),
-                      ("dtw", "classifier (dtw): cannot export to C: the DTW spotter's decoder is being replaced")])
+                      ("dtw", "classifier (dtw): cannot export to C: the DTW spotter (its segmental decoder) has no C form yet")])
     func refusesWhatHasNoCFormAndWritesNothing(stage: String, reason: String) throws {
         let model = path("\(stage).gesture"), out = path("refused")
         let spec = path("median.json")

@@ -117,7 +117,7 @@ struct CGenerator {
     mutating func generate() throws -> CExport {
         let spec = pipeline.spec
         if case .sequence(let c) = spec.classifier, c is DTWClassifier {
-            throw Self.refuse("the DTW spotter's decoder is being replaced", field: "classifier (dtw)")
+            throw Self.refuse("the DTW spotter (its segmental decoder) has no C form yet", field: "classifier (dtw)")
         }
         guard pipeline.decidesLive else {
             throw Self.refuse("the pipeline makes no live decisions (trained before live windows existed; retrain it)", field: "liveWindow")
