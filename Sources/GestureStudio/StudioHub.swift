@@ -38,7 +38,7 @@ public final class StudioHub: @unchecked Sendable {
 
     /// Opens the project: its recording fixes the channels, and its last trained pipeline (if it
     /// reads those channels and decides live) recognises from the first frame.
-    public init(store: ProjectStore, oscOut: OSCSender? = nil, specs: [String: PipelineSpec] = [:]) throws {
+    package init(store: ProjectStore, oscOut: OSCSender? = nil, specs: [String: PipelineSpec] = [:]) throws {
         self.store = store
         self.oscOut = oscOut
         self.specs = specs

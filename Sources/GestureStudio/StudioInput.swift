@@ -13,7 +13,7 @@ public final class StudioInput: @unchecked Sendable {
     private var stopped = false
 
     /// - Throws: when the input cannot be opened (a missing file, a port in use).
-    public init(_ spec: InputSpec, hub: StudioHub, channelNames: [String], rate: Double?, report: @escaping @Sendable (String) -> Void) throws {
+    package init(_ spec: InputSpec, hub: StudioHub, channelNames: [String], rate: Double?, report: @escaping @Sendable (String) -> Void) throws {
         reader = try FrameReader(spec, channelNames: channelNames, rate: rate)
         self.hub = hub
         self.report = report

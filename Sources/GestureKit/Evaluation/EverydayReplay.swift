@@ -7,18 +7,18 @@
 /// is resampled (linear interpolation) to the set's rate, centred on the set's channel mean and
 /// scaled by one factor per sensor (so a sensor's axes keep their proportions): the ratio of the set's
 /// spread over its frames to the source's.
-public struct EverydayMotion: Sendable {
+package struct EverydayMotion: Sendable {
     /// The mapped recordings, each in the set's channels, rate and scale.
-    public var recordings: [TimeSeries]
+    package var recordings: [TimeSeries]
     /// Frames per second of the mapped recordings.
-    public var sampleRate: Double
+    package var sampleRate: Double
 
     /// Maps `source` (frames of `sourceChannels` at `sourceRate` Hz: acceleration xyz, then gyroscope
     /// xyz when six) onto `data`'s channels at `rate` Hz. `reference` sets the source's spread
     /// (default: `source`), so that two groups of people mapped apart share one scale.
     /// - Throws: when `data` has neither 3 nor 6 channels, the source has fewer than it needs, or a
     ///   rate is not positive.
-    public static func mapped(_ source: [TimeSeries], sourceRate: Double, like data: Dataset, rate: Double,
+    package static func mapped(_ source: [TimeSeries], sourceRate: Double, like data: Dataset, rate: Double,
                               reference: [TimeSeries]? = nil) throws -> EverydayMotion {
         let c = data.channelCount
         guard c == 3 || c == 6 else {
@@ -86,7 +86,7 @@ public struct EverydayMotion: Sendable {
 
     /// Cuts `seconds` of motion from the recordings, spread evenly across them: negatives for
     /// training that cost a bounded time to learn from.
-    public func sample(seconds: Double) -> [TimeSeries] {
+    package func sample(seconds: Double) -> [TimeSeries] {
         let want = Int(seconds * sampleRate)
         let total = recordings.reduce(0) { $0 + $1.frameCount }
         guard want > 0, total > 0 else { return [] }
@@ -141,7 +141,7 @@ extension Evaluation {
     ///     examples amid the motion (every report on them is wrong).
     /// - Throws: when `seconds` is not positive, a class has no more than `holdout` examples, or a
     ///   trained pipeline cannot decide live.
-    public static func everydayReplay(_ spec: PipelineSpec, on data: Dataset, motion: EverydayMotion,
+    package static func everydayReplay(_ spec: PipelineSpec, on data: Dataset, motion: EverydayMotion,
                                       negatives: [TimeSeries] = [], seconds: Double = 6, holdout: Int = 3,
                                       partitions: Int = 5, seed: UInt64 = 0,
                                       unlearned: Bool = false) throws -> SpottingReplayReport {
@@ -189,7 +189,7 @@ extension TimeSeries {
     /// header: a negative recording for ``Pipeline/train(_:on:negatives:progress:isCancelled:)``.
     /// - Throws: when the file cannot be read, a line is malformed (naming its line and reason), or
     ///   it holds no frame.
-    public static func readFrames(_ path: String, channelNames: [String] = []) throws -> TimeSeries {
+    package static func readFrames(_ path: String, channelNames: [String] = []) throws -> TimeSeries {
         let reader = try FrameReader(.file(path), channelNames: channelNames)
         defer { reader.close() }
         var values: [Float] = []

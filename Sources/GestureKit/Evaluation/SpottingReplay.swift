@@ -1,5 +1,5 @@
 /// What stands between the gestures of a spotting replay: the user holding still.
-public enum StillFrames: String, Sendable, Codable, CaseIterable {
+package enum StillFrames: String, Sendable, Codable, CaseIterable {
     /// The previous gesture's last frame held (before the first gesture: its first frame).
     case last
     /// The next gesture's first frame held (after the last gesture: its last frame).
@@ -9,44 +9,44 @@ public enum StillFrames: String, Sendable, Codable, CaseIterable {
 }
 
 /// How a pipeline spotted held-out isolated gestures streamed with still stretches between them.
-public struct SpottingReplayReport: Sendable, Codable, Hashable {
+package struct SpottingReplayReport: Sendable, Codable, Hashable {
     /// One replay: one seed's held-out gestures streamed with one kind of still frames.
-    public struct Partition: Sendable, Codable, Hashable {
+    package struct Partition: Sendable, Codable, Hashable {
         /// Seed of the held-out choice and of the shuffled order.
-        public var seed: UInt64
+        package var seed: UInt64
         /// What filled the stretches between gestures.
-        public var still: StillFrames
+        package var still: StillFrames
         /// Gestures streamed.
-        public var gestures = 0
+        package var gestures = 0
         /// Reported exactly once, with the right label.
-        public var correct = 0
+        package var correct = 0
         /// No detection overlaps the gesture.
-        public var missed = 0
+        package var missed = 0
         /// The gesture's first detection names another class.
-        public var wrongLabel = 0
+        package var wrongLabel = 0
         /// Detections beyond the first on one gesture.
-        public var repeated = 0
+        package var repeated = 0
         /// Detections that overlap no gesture (reported during stillness).
-        public var falseDetections = 0
+        package var falseDetections = 0
         /// Gestures the pipeline names by their own label when each is classified whole, cut at its
         /// true boundaries: what the classifier gets right with the spotting out of the way (0 in
         /// an unlearned-class replay, whose gestures have no learned label).
-        public var wholeCorrect = 0
+        package var wholeCorrect = 0
 
         /// The same counts per class of the gestures streamed (false detections belong to no
         /// gesture), and what the wrongly labelled ones were first named.
-        public var perClass: [String: ClassTally] = [:]
+        package var perClass: [String: ClassTally] = [:]
         /// In an unlearned-class replay (``Evaluation/unlearnedReplay(_:on:gap:seed:still:noise:)``),
         /// the class left out of training, whose gestures were streamed; `nil` otherwise.
-        public var unlearned: String? = nil
+        package var unlearned: String? = nil
         /// Each gesture streamed, in stream order, then each false detection: where the counts
         /// come from, for tracing a miss back to its frames.
-        public var outcomes: [Outcome] = []
+        package var outcomes: [Outcome] = []
         /// Frames of everyday motion streamed around the gestures (0 when still frames lay there).
-        public var motionFrames = 0
+        package var motionFrames = 0
 
         /// Every gesture reported once with its label, nothing else.
-        public var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
+        package var perfect: Bool { correct == gestures && repeated == 0 && falseDetections == 0 }
 
         /// Counts `t` (one gesture's outcome, or several) into the totals and into class `label`.
         mutating func add(_ t: ClassTally, of label: String) {
@@ -60,42 +60,42 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     }
 
     /// One gesture of a replay's stream and what was reported over it, or one report over none.
-    public struct Outcome: Sendable, Codable, Hashable {
+    package struct Outcome: Sendable, Codable, Hashable {
         /// The gesture's label; `nil` for a report that overlaps no gesture (a false detection).
-        public var label: String?
+        package var label: String?
         /// The gesture's first frame in the stream (for a false detection, the report's).
-        public var start: Int
+        package var start: Int
         /// The gesture's last frame in the stream (for a false detection, the report's).
-        public var end: Int
+        package var end: Int
         /// The labels reported over it, in order ("null" for a report without one); empty: missed.
-        public var reported: [String] = []
+        package var reported: [String] = []
         /// The stream frames of each report in `reported`, in the same order.
-        public var reportedFrames: [ClosedRange<Int>] = []
+        package var reportedFrames: [ClosedRange<Int>] = []
         /// The stream frame at which each report in `reported` was made (the frame pushed when the
         /// recogniser returned it; the stream's length for a report made when it ended).
-        public var reportedAt: [Int] = []
+        package var reportedAt: [Int] = []
         /// What the pipeline names the gesture classified whole at its true boundaries ("null":
         /// rejected); `nil` for a false detection or a gesture of a class it never learned.
-        public var whole: String? = nil
+        package var whole: String? = nil
 
         /// Reported once, with the gesture's own label.
-        public var isCorrect: Bool { label.map { reported == [$0] } ?? false }
+        package var isCorrect: Bool { label.map { reported == [$0] } ?? false }
     }
 
     /// One class's gestures in a replay.
-    public struct ClassTally: Sendable, Codable, Hashable {
+    package struct ClassTally: Sendable, Codable, Hashable {
         /// Gestures of the class streamed.
-        public var gestures = 0
+        package var gestures = 0
         /// Reported exactly once, with the right label.
-        public var correct = 0
+        package var correct = 0
         /// No detection overlaps the gesture.
-        public var missed = 0
+        package var missed = 0
         /// The gesture's first detection names another class.
-        public var wrongLabel = 0
+        package var wrongLabel = 0
         /// Detections beyond the first on one gesture.
-        public var repeated = 0
+        package var repeated = 0
         /// The labels the wrongly labelled gestures were first given, and how often.
-        public var namedAs: [String: Int] = [:]
+        package var namedAs: [String: Int] = [:]
 
         mutating func add(_ o: ClassTally) {
             gestures += o.gestures
@@ -108,19 +108,19 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     }
 
     /// Each replay, in seed order.
-    public var partitions: [Partition]
+    package var partitions: [Partition]
     /// Examples per class held out and streamed in each partition.
-    public var holdout: Int
+    package var holdout: Int
     /// Still frames before, between and after the gestures.
-    public var gap: Int
+    package var gap: Int
     /// Gaussian noise added to each still frame, as a fraction of each channel's standard
     /// deviation over the data (0: the still frames are exact copies).
-    public var noise: Float = 0
+    package var noise: Float = 0
     /// Frames per second of the everyday motion between the gestures; `nil` when still frames lay there.
-    public var motionRate: Double? = nil
+    package var motionRate: Double? = nil
 
     /// False reports per minute of everyday motion (`nil` without motion).
-    public var falsePerMinute: Double? {
+    package var falsePerMinute: Double? {
         guard let rate = motionRate else { return nil }
         let minutes = Double(partitions.reduce(0) { $0 + $1.motionFrames }) / rate / 60
         return minutes > 0 ? Double(falseDetections) / minutes : 0
@@ -128,35 +128,35 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
 
     /// Frames from each rightly reported gesture's last frame to the frame its report was made on
     /// (negative when reported before the gesture ended), over all partitions, in stream order.
-    public var latencies: [Int] {
+    package var latencies: [Int] {
         partitions.flatMap { p in p.outcomes.filter(\.isCorrect).compactMap { o in o.reportedAt.first.map { $0 - o.end } } }
     }
 
     /// The median and 95th percentile of ``latencies`` (`nil` when nothing was reported rightly).
-    public var latencyPercentiles: (median: Int, p95: Int)? {
+    package var latencyPercentiles: (median: Int, p95: Int)? {
         let l = latencies.sorted()
         guard !l.isEmpty else { return nil }
         return (l[l.count / 2], l[min(l.count - 1, Int((Double(l.count) * 0.95).rounded(.up)) - 1)])
     }
 
     /// Partitions in which every gesture was reported once, rightly, and nothing else.
-    public var perfectPartitions: Int { partitions.filter(\.perfect).count }
+    package var perfectPartitions: Int { partitions.filter(\.perfect).count }
     /// Gestures streamed, over all partitions.
-    public var gestures: Int { partitions.reduce(0) { $0 + $1.gestures } }
+    package var gestures: Int { partitions.reduce(0) { $0 + $1.gestures } }
     /// Gestures reported once with the right label, over all partitions.
-    public var correct: Int { partitions.reduce(0) { $0 + $1.correct } }
+    package var correct: Int { partitions.reduce(0) { $0 + $1.correct } }
     /// Gestures no detection overlapped, over all partitions.
-    public var missed: Int { partitions.reduce(0) { $0 + $1.missed } }
+    package var missed: Int { partitions.reduce(0) { $0 + $1.missed } }
     /// Gestures first reported as another class, over all partitions.
-    public var wrongLabel: Int { partitions.reduce(0) { $0 + $1.wrongLabel } }
+    package var wrongLabel: Int { partitions.reduce(0) { $0 + $1.wrongLabel } }
     /// Extra detections on one gesture, over all partitions.
-    public var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
+    package var repeated: Int { partitions.reduce(0) { $0 + $1.repeated } }
     /// Detections during stillness, over all partitions.
-    public var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
+    package var falseDetections: Int { partitions.reduce(0) { $0 + $1.falseDetections } }
     /// Gestures named rightly when classified whole at their true boundaries, over all partitions.
-    public var wholeCorrect: Int { partitions.reduce(0) { $0 + $1.wholeCorrect } }
+    package var wholeCorrect: Int { partitions.reduce(0) { $0 + $1.wholeCorrect } }
     /// Each class's counts over all partitions: which gestures a set's failures come from.
-    public var perClass: [String: ClassTally] {
+    package var perClass: [String: ClassTally] {
         var all: [String: ClassTally] = [:]
         for p in partitions { for (label, t) in p.perClass { all[label, default: ClassTally()].add(t) } }
         return all
@@ -164,10 +164,10 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
 
     /// Gestures of classes the pipeline never learned that nothing was reported on (in an
     /// unlearned-class replay every report on a gesture is wrong).
-    public var rejected: Int { missed }
+    package var rejected: Int { missed }
 
     /// One line per partition and a total, for the CLI.
-    public var text: String {
+    package var text: String {
         if partitions.contains(where: { $0.unlearned != nil }) { return unlearnedText }
         var s = noise > 0 ? "still frames with Gaussian noise, \(noise) of each channel's standard deviation\n" : ""
         s += "seed  still  gestures  correct  missed  wrong  repeated  false    whole  \n"
@@ -207,7 +207,7 @@ public struct SpottingReplayReport: Sendable, Codable, Hashable {
     /// reported at all) and every false detection, one line each, partition by partition: the
     /// stream frames to look at, what was reported over them and what the pipeline names the
     /// gesture classified whole.
-    public var traceText: String {
+    package var traceText: String {
         var s = ""
         for p in partitions {
             let tag = "seed \(p.seed) \(p.still.rawValue)" + (p.unlearned.map { " unlearned \($0)" } ?? "")
@@ -268,8 +268,8 @@ extension Evaluation {
     /// naming the class.
     /// - Throws: when the data has fewer than two classes, `noise` is negative or not finite, or
     ///   a trained pipeline cannot decide live.
-    /// - Complexity: one training per class plus one ``Recognizer/push(_:)-([Float])`` per streamed frame.
-    public static func unlearnedReplay(_ spec: PipelineSpec, on data: Dataset, gap: Int = 200, seed: UInt64 = 0,
+    /// - Complexity: one training per class plus one ``Recognizer/push(_:)`` per streamed frame.
+    package static func unlearnedReplay(_ spec: PipelineSpec, on data: Dataset, gap: Int = 200, seed: UInt64 = 0,
                                        still: [StillFrames] = [.last], noise: Float = 0) throws -> SpottingReplayReport {
         guard gap >= 0 else { throw GestureKitError("gap must be non-negative", field: "gap") }
         let noiseLevels = try stillNoise(noise, of: data)
@@ -306,8 +306,8 @@ extension Evaluation {
     /// since a real sensor at rest is never exactly constant (seeded from the partition's seed).
     /// - Throws: when the data has no labelled examples, a class has no more than `holdout`
     ///   examples, `noise` is negative or not finite, or the trained pipeline cannot decide live.
-    /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)-([Float])`` per streamed frame.
-    public static func spottingReplay(_ spec: PipelineSpec, on data: Dataset, holdout: Int = 3, partitions: Int = 5,
+    /// - Complexity: `partitions` trainings plus one ``Recognizer/push(_:)`` per streamed frame.
+    package static func spottingReplay(_ spec: PipelineSpec, on data: Dataset, holdout: Int = 3, partitions: Int = 5,
                                       gap: Int = 200, seed: UInt64 = 0, still: [StillFrames] = [.last],
                                       noise: Float = 0) throws -> SpottingReplayReport {
         guard holdout >= 1, partitions >= 1, gap >= 0 else {

@@ -1,53 +1,53 @@
 /// What `gesture info` reports about a dataset: counts, classes, channels, lengths.
-public struct DatasetSummary: Sendable, Hashable, Codable {
+package struct DatasetSummary: Sendable, Hashable, Codable {
     /// Frames per example: shortest, median, longest.
-    public struct Lengths: Sendable, Hashable, Codable {
+    package struct Lengths: Sendable, Hashable, Codable {
         /// Shortest example.
-        public var min: Int
+        package var min: Int
         /// Median example length.
-        public var median: Double
+        package var median: Double
         /// Longest example.
-        public var max: Int
+        package var max: Int
     }
 
     /// A class name and how many examples it has.
-    public struct ClassCount: Sendable, Hashable, Codable {
+    package struct ClassCount: Sendable, Hashable, Codable {
         /// The class name.
-        public var name: String
+        package var name: String
         /// Examples of the class.
-        public var count: Int
+        package var count: Int
     }
 
     /// The file format read (`csv`, `grt`, `ts`, `hapt`), when known.
-    public var format: String?
+    package var format: String?
     /// The path read.
-    public var source: String?
+    package var source: String?
     /// Examples in the dataset.
-    public var examples: Int
+    package var examples: Int
     /// Examples per class name (JSON object name -> count).
-    public var classes: [String: Int]
+    package var classes: [String: Int]
     /// The same counts in class order.
-    public var classOrder: [ClassCount]
+    package var classOrder: [ClassCount]
     /// Examples without a label (null).
-    public var nullExamples: Int
+    package var nullExamples: Int
     /// Channels per frame.
-    public var channels: Int
+    package var channels: Int
     /// Channel names in frame order.
-    public var channelNames: [String]
+    package var channelNames: [String]
     /// Frames per example, `nil` without examples.
-    public var length: Lengths?
+    package var length: Lengths?
     /// Distinct sessions named by the examples.
-    public var sessions: Int
+    package var sessions: Int
     /// Distinct users named by the examples.
-    public var users: Int
+    package var users: Int
     /// Frames per second, when the format records it.
-    public var sampleRate: Double?
+    package var sampleRate: Double?
     /// Continuous recordings the examples were cut from.
-    public var recordings: Int
+    package var recordings: Int
     /// Frames in all recordings, and how many of them are unlabelled.
-    public var recordingFrames: Int
+    package var recordingFrames: Int
     /// Frames of continuous recordings with no label.
-    public var unlabelledFrames: Int
+    package var unlabelledFrames: Int
 
     enum CodingKeys: String, CodingKey {
         case format, source, examples, classes, classOrder, nullExamples, channels, channelNames, length,
@@ -55,7 +55,7 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
     }
 
     /// Summarises `dataset`. - Complexity: O(examples log examples + recording frames).
-    public init(_ dataset: Dataset, format: DatasetFormat? = nil) {
+    package init(_ dataset: Dataset, format: DatasetFormat? = nil) {
         self.format = format?.rawValue
         source = dataset.source
         examples = dataset.examples.count
@@ -83,7 +83,7 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
         unlabelledFrames = dataset.recordings.reduce(0) { $0 + $1.labels.lazy.filter { $0 == nil }.count }
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(format, forKey: .format)
         try c.encode(source, forKey: .source)
@@ -103,7 +103,7 @@ public struct DatasetSummary: Sendable, Hashable, Codable {
     }
 
     /// A readable multi-line form of the same facts.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         if let source { lines.append("source:      \(source)") }
         if let format { lines.append("format:      \(format)") }

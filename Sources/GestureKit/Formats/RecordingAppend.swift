@@ -9,11 +9,11 @@ import Darwin
 
 /// Appending to a recording CSV (`session,label,<channels>`), shared by `gesture record` and the
 /// studio so both write the same bytes the reader expects.
-public enum RecordingAppend {
+package enum RecordingAppend {
     /// One write(2) for the whole buffer (on an O_APPEND descriptor it lands at the end as one
     /// piece); loops only if the kernel accepted part of it.
     /// - Complexity: O(bytes).
-    public static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws {
+    package static func writeAll(_ fd: Int32, _ bytes: [UInt8], file: String) throws {
         try bytes.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
@@ -30,7 +30,7 @@ public enum RecordingAppend {
     /// The channels of an existing non-empty recording, or nil when the file is missing or empty.
     /// - Throws: when the header is not `session,label,<channels>` (nothing should be appended).
     /// - Complexity: reads at most the first MiB and the last byte.
-    public static func existingLayout(_ path: String) throws -> (channels: [String], endsWithNewline: Bool)? {
+    package static func existingLayout(_ path: String) throws -> (channels: [String], endsWithNewline: Bool)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let head = try handle.read(upToCount: 1 << 20) ?? Data()
@@ -53,7 +53,7 @@ public enum RecordingAppend {
 
     /// Why `value` cannot be a session or label cell, or nil when it can: the rows are written
     /// unquoted, so commas, quotes and line breaks would split or shift columns.
-    public static func problem(with value: String) -> String? {
+    package static func problem(with value: String) -> String? {
         if value.isEmpty { return "must not be empty" }
         if value.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) { return "must not contain commas, quotes or newlines" }
         return nil
@@ -63,7 +63,7 @@ public enum RecordingAppend {
     /// writing the header first when the file is new or empty. All rows go out in one write.
     /// - Throws: when the file's header names other channels (nothing is written), or on I/O errors.
     /// - Complexity: O(values).
-    public static func append(_ frames: [Float], channels: [String], label: String, session: String, to path: String) throws {
+    package static func append(_ frames: [Float], channels: [String], label: String, session: String, to path: String) throws {
         precondition(!channels.isEmpty && frames.count % channels.count == 0, "frames must be whole rows")
         if let bad = problem(with: label) { throw GestureKitError("label \"\(label)\" \(bad)", field: "label") }
         if let bad = problem(with: session) { throw GestureKitError("session \"\(session)\" \(bad)", field: "session") }

@@ -25,30 +25,30 @@ import Darwin
 /// ```
 ///
 /// - Complexity: O(1); one `stat(2)` per interval, no allocation.
-public struct FileWatcher: Sendable {
+package struct FileWatcher: Sendable {
     /// The identity the watcher compares.
-    public struct Signature: Sendable, Hashable {
+    package struct Signature: Sendable, Hashable {
         /// The device holding the file.
-        public var device: UInt64
+        package var device: UInt64
         /// The file's inode (changes when a new file is renamed over the path).
-        public var inode: UInt64
+        package var inode: UInt64
         /// Size in bytes.
-        public var size: Int64
+        package var size: Int64
         /// Modification time, nanoseconds since 1970.
-        public var modifiedNanos: Int64
+        package var modifiedNanos: Int64
     }
 
     /// The watched path.
-    public let path: String
+    package let path: String
     /// Least time between two looks at the file, in nanoseconds.
-    public let intervalNanos: UInt64
+    package let intervalNanos: UInt64
     /// The identity last reported (or seen at creation).
-    public private(set) var current: Signature?
+    package private(set) var current: Signature?
     private var candidate: Signature?
     private var lastPoll: UInt64
 
     /// Starts watching `path`, taking its present state as unchanged.
-    public init(path: String, interval: Duration = .milliseconds(500)) {
+    package init(path: String, interval: Duration = .milliseconds(500)) {
         self.path = path
         let (s, atto) = interval.components
         intervalNanos = UInt64(max(0, s)) &* 1_000_000_000 &+ UInt64(max(0, atto) / 1_000_000_000)
@@ -58,7 +58,7 @@ public struct FileWatcher: Sendable {
 
     /// True once after the file was replaced or rewritten; cheap when called more often than the
     /// interval (a clock read).
-    public mutating func changed() -> Bool {
+    package mutating func changed() -> Bool {
         let now = monotonicNanos()
         guard now &- lastPoll >= intervalNanos else { return false }
         lastPoll = now
@@ -66,7 +66,7 @@ public struct FileWatcher: Sendable {
     }
 
     /// Checks now, ignoring the interval (still requires the new state to be seen twice).
-    public mutating func poll() -> Bool {
+    package mutating func poll() -> Bool {
         guard let s = FileWatcher.signature(of: path) else {
             candidate = nil
             return false
@@ -85,7 +85,7 @@ public struct FileWatcher: Sendable {
     }
 
     /// The file's identity now, nil when it cannot be stat'ed.
-    public static func signature(of path: String) -> Signature? {
+    package static func signature(of path: String) -> Signature? {
         var st = stat()
         guard stat(path, &st) == 0 else { return nil }
         #if canImport(Darwin)

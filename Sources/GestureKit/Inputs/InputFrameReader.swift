@@ -7,31 +7,31 @@ import Darwin
 #endif
 
 /// A line (or OSC message) that could not become a frame, and why. Reported, never fatal.
-public struct MalformedInput: Sendable, Hashable, CustomStringConvertible {
+package struct MalformedInput: Sendable, Hashable, CustomStringConvertible {
     /// The source's name (`stdin`, the file path, `udp:127.0.0.1:9000`, ...).
-    public var source: String
+    package var source: String
     /// 1-based line number for text sources (counting every line, header and blanks included),
     /// or 1-based message number for OSC (counting every message received, bundles unpacked).
-    public var line: Int
+    package var line: Int
     /// What is wrong, e.g. `expected 6 values, found 5`.
-    public var reason: String
+    package var reason: String
 
     /// A malformed input; every parameter is the property of the same name.
-    public init(source: String, line: Int, reason: String) {
+    package init(source: String, line: Int, reason: String) {
         self.source = source
         self.line = line
         self.reason = reason
     }
 
     /// `source:line: reason`.
-    public var description: String { "\(source):\(line): \(reason)" }
+    package var description: String { "\(source):\(line): \(reason)" }
 
     /// The same report as an error, for callers that want to stop on the first bad line.
-    public var error: GestureKitError { GestureKitError(reason, file: source, line: line) }
+    package var error: GestureKitError { GestureKitError(reason, file: source, line: line) }
 }
 
 /// What ``FrameSource/next(timeout:)`` produced.
-public enum FrameEvent: Sendable, Hashable {
+package enum FrameEvent: Sendable, Hashable {
     /// One frame, `channelNames.count` values in channel order. The reader reuses this array's
     /// storage for the next frame, so keeping it past the next call costs one copy.
     case frame([Float])
@@ -53,7 +53,7 @@ public enum FrameEvent: Sendable, Hashable {
 /// }
 /// // nil: the input ended (end of file / stdin closed, or the source was closed)
 /// ```
-public protocol FrameSource: AnyObject {
+package protocol FrameSource: AnyObject {
     /// Channel names in frame order; empty until the first line when they are inferred.
     var channelNames: [String] { get }
     /// The next event, waiting at most `timeout` seconds (nil = until something happens, 0 = poll).
@@ -74,27 +74,27 @@ public protocol FrameSource: AnyObject {
 ///
 /// - Complexity: each ``next(timeout:)`` is O(bytes consumed); no allocation per frame once
 ///   warmed up (reasons of malformed lines allocate).
-public final class FrameReader: FrameSource {
+package final class FrameReader: FrameSource {
     /// Where the frames come from.
-    public let spec: InputSpec
+    package let spec: InputSpec
     /// Replay pacing in frames per second (files and stdin only).
-    public let rate: Double?
+    package let rate: Double?
     /// For `udp`/`osc` sources, the port actually bound (useful after asking for port 0).
-    public let port: Int?
+    package let port: Int?
 
     /// Frames returned so far.
-    public private(set) var framesRead = 0
+    package private(set) var framesRead = 0
     /// Malformed lines/messages reported so far.
-    public private(set) var malformedCount = 0
+    package private(set) var malformedCount = 0
     /// The most recent malformed report.
-    public private(set) var lastMalformed: MalformedInput?
+    package private(set) var lastMalformed: MalformedInput?
     /// OSC messages skipped because their address did not match (not malformed).
-    public private(set) var ignoredMessages = 0
+    package private(set) var ignoredMessages = 0
     /// For `udp`/`osc` sources on Linux, datagrams the kernel dropped because they arrived faster
     /// than they were read (the socket's receive queue was full). The kernel reports the count
     /// with later datagrams, so drops at the very end of a burst appear with the next one. nil
     /// for files and stdin, and on Darwin, which does not report drops per socket.
-    public var kernelDrops: Int? {
+    package var kernelDrops: Int? {
         switch transport {
         case let .datagram(s), let .osc(s, _): s.kernelDrops
         case .stream: nil
@@ -103,13 +103,13 @@ public final class FrameReader: FrameSource {
     }
     private var dropsAtClose: Int?
 
-    public var channelNames: [String] {
+    package var channelNames: [String] {
         if case .osc = transport { return oscChannelNames }
         return parser.channelNames
     }
 
     /// The input's header columns, when a text input had a header row.
-    public var header: [String]? { parser.header }
+    package var header: [String]? { parser.header }
 
     private enum Transport {
         case stream(fd: Int32, owned: Bool)
@@ -151,7 +151,7 @@ public final class FrameReader: FrameSource {
     ///     frame's time so it does not drift; nil = as fast as it can be read.
     /// - Throws: ``GestureKitError`` when the file cannot be opened, the port cannot be bound, or
     ///   `rate` is given for a network source or is not positive.
-    public init(_ spec: InputSpec, channelNames: [String] = [], rate: Double? = nil) throws {
+    package init(_ spec: InputSpec, channelNames: [String] = [], rate: Double? = nil) throws {
         if let rate {
             guard rate.isFinite, rate > 0 else { throw GestureKitError("rate must be a positive number of Hz, found \(rate)", field: "rate") }
             guard spec.isFinite else { throw GestureKitError("--rate paces a file or stdin replay; \(spec) is paced by its sender", field: "rate") }
@@ -191,7 +191,7 @@ public final class FrameReader: FrameSource {
 
     /// Reads text lines from an open file descriptor (a pipe in tests, a socket pair); the caller
     /// keeps ownership of `fd`.
-    public init(fileDescriptor fd: Int32, name: String, channelNames: [String] = [], rate: Double? = nil) throws {
+    package init(fileDescriptor fd: Int32, name: String, channelNames: [String] = [], rate: Double? = nil) throws {
         if let rate {
             guard rate.isFinite, rate > 0 else { throw GestureKitError("rate must be a positive number of Hz, found \(rate)", field: "rate") }
         }
@@ -211,7 +211,7 @@ public final class FrameReader: FrameSource {
     }
 
     /// Releases the file or socket; later ``next(timeout:)`` calls return nil.
-    public func close() {
+    package func close() {
         dropsAtClose = kernelDrops
         if case let .stream(fd, true) = transport { _ = systemClose(fd) }
         transport = .closed
@@ -224,7 +224,7 @@ public final class FrameReader: FrameSource {
     /// - Returns: nil when a file/stdin has ended or the reader was closed.
     /// - Throws: ``GestureKitError`` for a header that lacks an expected channel, or a read error.
     /// - Complexity: O(bytes consumed) plus the wait; no allocation per frame.
-    public func next(timeout: Double? = nil) throws -> FrameEvent? {
+    package func next(timeout: Double? = nil) throws -> FrameEvent? {
         let deadline = timeout.map { monotonicNanos() &+ UInt64(max(0, $0) * 1e9) }
         if framePending { return pace(until: deadline) }
         switch transport {

@@ -29,9 +29,9 @@ import Darwin
 /// _ = try parser.parse("t,ay,ax", into: &frame)   // .header
 /// _ = try parser.parse("0.5,2,1", into: &frame)   // .frame, frame == [1, 2]
 /// ```
-public struct InputLineParser: Sendable {
+package struct InputLineParser: Sendable {
     /// What one line turned out to be.
-    public enum LineKind: Sendable, Hashable {
+    package enum LineKind: Sendable, Hashable {
         /// `frame` holds the values.
         case frame
         /// The header row (or a repeat of it); `channelNames` is now known.
@@ -43,11 +43,11 @@ public struct InputLineParser: Sendable {
     }
 
     /// The channel names: the expected ones, or those inferred from the first line.
-    public private(set) var channelNames: [String]
+    package private(set) var channelNames: [String]
     /// Fields per line, known after the first header or data line.
-    public private(set) var fieldCount: Int?
+    package private(set) var fieldCount: Int?
     /// The header's column names, when the input had a header.
-    public private(set) var header: [String]?
+    package private(set) var header: [String]?
 
     /// Column read for each channel.
     private var columnOfChannel: [Int]
@@ -59,7 +59,7 @@ public struct InputLineParser: Sendable {
 
     /// - Parameter channelNames: the channels wanted, in order; empty to take the layout from the
     ///   first line.
-    public init(channelNames: [String] = []) {
+    package init(channelNames: [String] = []) {
         self.channelNames = channelNames
         self.columnOfChannel = Array(channelNames.indices)
         scratch.reserveCapacity(256)
@@ -68,14 +68,14 @@ public struct InputLineParser: Sendable {
     }
 
     /// Values per frame.
-    public var channelCount: Int { channelNames.count }
+    package var channelCount: Int { channelNames.count }
 
     /// Parses one line (without its newline; a trailing `\r` is ignored) into `frame`, which is
     /// resized to the channel count when that changes (once) and otherwise reused in place.
     /// - Throws: ``GestureKitError`` when the header lacks an expected channel (fatal: the input
     ///   cannot provide the layout).
     /// - Complexity: O(line length); no allocation once warmed up, except for malformed reasons.
-    public mutating func parse(_ line: UnsafeRawBufferPointer, into frame: inout [Float]) throws -> LineKind {
+    package mutating func parse(_ line: UnsafeRawBufferPointer, into frame: inout [Float]) throws -> LineKind {
         // A UTF-8 byte order mark opens many exported files, and lands mid-stream when a sender
         // concatenates them: drop it, so the header or row behind it is read as usual.
         var line = line
@@ -130,7 +130,7 @@ public struct InputLineParser: Sendable {
     }
 
     /// The same as the raw-bytes form, for a `String` line (tests, small tools).
-    public mutating func parse(_ line: String, into frame: inout [Float]) throws -> LineKind {
+    package mutating func parse(_ line: String, into frame: inout [Float]) throws -> LineKind {
         var copy = line
         return try copy.withUTF8 { try parse(UnsafeRawBufferPointer($0), into: &frame) }
     }

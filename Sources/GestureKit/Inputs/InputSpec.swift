@@ -9,7 +9,7 @@
 ///
 /// Network sources listen on 127.0.0.1 unless a host is given; use `0.0.0.0` to accept datagrams
 /// from other machines (a phone on the local network).
-public enum InputSpec: Sendable, Hashable, CustomStringConvertible {
+package enum InputSpec: Sendable, Hashable, CustomStringConvertible {
     /// Standard input (`-`).
     case stdin
     /// A file, read to its end.
@@ -22,15 +22,15 @@ public enum InputSpec: Sendable, Hashable, CustomStringConvertible {
              address: String = InputSpec.wekinatorInputAddress)
 
     /// The address network inputs listen on unless told otherwise.
-    public static let loopback = "127.0.0.1"
+    package static let loopback = "127.0.0.1"
     /// Wekinator's default input port and address.
-    public static let wekinatorInputPort = 6448
+    package static let wekinatorInputPort = 6448
     /// Wekinator's default input address.
-    public static let wekinatorInputAddress = "/wek/inputs"
+    package static let wekinatorInputAddress = "/wek/inputs"
 
     /// Parses `-`, `FILE`, `udp:[HOST:]PORT` or `osc[:[HOST:]PORT][/ADDRESS]`.
     /// - Throws: ``GestureKitError`` for a malformed port or address.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         if text == "-" { self = .stdin; return }
         if text.hasPrefix("udp:") {
             let (host, port) = try InputSpec.hostPort(String(text.dropFirst(4)), in: text)
@@ -73,7 +73,7 @@ public enum InputSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A short name used in messages (`stdin`, the file path, `udp:127.0.0.1:9000`).
-    public var description: String {
+    package var description: String {
         switch self {
         case .stdin: return "stdin"
         case let .file(path): return path
@@ -83,7 +83,7 @@ public enum InputSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// True for sources that end (stdin, files); network sources run until closed.
-    public var isFinite: Bool {
+    package var isFinite: Bool {
         switch self {
         case .stdin, .file: return true
         case .udp, .osc: return false

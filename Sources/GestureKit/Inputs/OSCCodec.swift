@@ -7,7 +7,7 @@
 /// `h t d S c r m T F N I`. Arrays (`[` `]`) are rejected.
 
 /// One OSC argument.
-public enum OSCArgument: Sendable, Hashable {
+package enum OSCArgument: Sendable, Hashable {
     /// A 32-bit integer (`i`).
     case int32(Int32)
     /// A 32-bit float (`f`).
@@ -38,7 +38,7 @@ public enum OSCArgument: Sendable, Hashable {
     case impulse
 
     /// The type tag character.
-    public var tag: UInt8 {
+    package var tag: UInt8 {
         switch self {
         case .int32: return UInt8(ascii: "i")
         case .float32: return UInt8(ascii: "f")
@@ -58,7 +58,7 @@ public enum OSCArgument: Sendable, Hashable {
     }
 
     /// The value as a number, for numeric tags (`i f h d`); nil otherwise.
-    public var numericValue: Double? {
+    package var numericValue: Double? {
         switch self {
         case let .int32(v): return Double(v)
         case let .float32(v): return Double(v)
@@ -70,28 +70,28 @@ public enum OSCArgument: Sendable, Hashable {
 }
 
 /// An OSC message: an address (or address pattern) and its arguments.
-public struct OSCMessage: Sendable, Hashable {
+package struct OSCMessage: Sendable, Hashable {
     /// The address, e.g. `/wek/inputs`.
-    public var address: String
+    package var address: String
     /// The arguments, in order.
-    public var arguments: [OSCArgument]
+    package var arguments: [OSCArgument]
 
     /// A message to `address`.
-    public init(_ address: String, _ arguments: [OSCArgument] = []) {
+    package init(_ address: String, _ arguments: [OSCArgument] = []) {
         self.address = address
         self.arguments = arguments
     }
 
     /// The encoded bytes.
     /// - Complexity: O(size of the message).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out
     }
 
     /// Appends the encoded bytes to `out` (reuse one buffer to send without allocating).
-    public func encode(into out: inout [UInt8]) {
+    package func encode(into out: inout [UInt8]) {
         OSCWire.appendString(address, to: &out)
         out.append(UInt8(ascii: ","))
         for a in arguments { out.append(a.tag) }
@@ -117,23 +117,23 @@ public struct OSCMessage: Sendable, Hashable {
 }
 
 /// An OSC bundle: a time tag and elements (messages or nested bundles).
-public struct OSCBundle: Sendable, Hashable {
+package struct OSCBundle: Sendable, Hashable {
     /// NTP time tag; 1 means "immediately". Receivers here deliver everything immediately.
-    public var timeTag: UInt64
+    package var timeTag: UInt64
     /// Messages and nested bundles, in order.
-    public var elements: [OSCPacket]
+    package var elements: [OSCPacket]
 
     /// The time tag meaning "now".
-    public static let immediately: UInt64 = 1
+    package static let immediately: UInt64 = 1
 
     /// A bundle of `elements`.
-    public init(timeTag: UInt64 = OSCBundle.immediately, _ elements: [OSCPacket]) {
+    package init(timeTag: UInt64 = OSCBundle.immediately, _ elements: [OSCPacket]) {
         self.timeTag = timeTag
         self.elements = elements
     }
 
     /// Appends the encoded bytes to `out`.
-    public func encode(into out: inout [UInt8]) {
+    package func encode(into out: inout [UInt8]) {
         out.append(contentsOf: OSCWire.bundleTag)
         OSCWire.append(timeTag, to: &out)
         for e in elements {
@@ -150,7 +150,7 @@ public struct OSCBundle: Sendable, Hashable {
 }
 
 /// What one UDP datagram carries: a message or a bundle.
-public enum OSCPacket: Sendable, Hashable {
+package enum OSCPacket: Sendable, Hashable {
     /// One message.
     case message(OSCMessage)
     /// A bundle of packets.
@@ -158,14 +158,14 @@ public enum OSCPacket: Sendable, Hashable {
 
     /// The encoded bytes.
     /// - Complexity: O(size of the packet).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out
     }
 
     /// Appends the packet's wire bytes to `out`.
-    public func encode(into out: inout [UInt8]) {
+    package func encode(into out: inout [UInt8]) {
         switch self {
         case let .message(m): m.encode(into: &out)
         case let .bundle(b): b.encode(into: &out)
@@ -175,7 +175,7 @@ public enum OSCPacket: Sendable, Hashable {
     /// Decodes one packet.
     /// - Throws: ``GestureKitError`` saying what is wrong and at which byte.
     /// - Complexity: O(size of the packet).
-    public init(decoding bytes: [UInt8]) throws {
+    package init(decoding bytes: [UInt8]) throws {
         self = try bytes.withUnsafeBytes { raw in
             do {
                 return try OSCPacket.decode(raw, depth: 0)
@@ -205,7 +205,7 @@ public enum OSCPacket: Sendable, Hashable {
 }
 
 /// Why bytes are not a valid OSC packet (allocation-free so the receive path can throw it cheaply).
-public enum OSCDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum OSCDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bytes end inside an element starting at this offset.
     case truncated(at: Int)
     /// A string at this offset has no NUL.
@@ -221,7 +221,7 @@ public enum OSCDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Bundles nested deeper than the decoder allows.
     case tooDeep
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .truncated(at): return "truncated at byte \(at)"
         case let .unterminatedString(at): return "string not NUL-terminated/padded at byte \(at)"
@@ -421,10 +421,10 @@ enum OSCWire {
 
 /// OSC address-pattern matching (OSC 1.0): `?` one character, `*` any run, `[abc]`/`[a-z]`/`[!a]`
 /// one character from a set, `{foo,bar}` one of the strings. Wildcards never cross a `/`.
-public enum OSCAddressPattern {
+package enum OSCAddressPattern {
     /// Whether `address` matches `pattern`.
     /// - Complexity: O(pattern × address) in the worst case for `*`; linear for literal patterns.
-    public static func matches(_ pattern: String, _ address: String) -> Bool {
+    package static func matches(_ pattern: String, _ address: String) -> Bool {
         var p = pattern, a = address
         return p.withUTF8 { pp in a.withUTF8 { aa in
             matches(UnsafeRawBufferPointer(pp), UnsafeRawBufferPointer(aa))

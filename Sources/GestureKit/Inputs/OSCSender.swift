@@ -15,23 +15,23 @@ import Darwin
 /// ```
 ///
 /// - Complexity: O(message size) per send; the encoding buffer is reused.
-public final class OSCSender {
+package final class OSCSender {
     /// Wekinator's default output address.
-    public static let wekinatorOutputAddress = "/wek/outputs"
+    package static let wekinatorOutputAddress = "/wek/outputs"
 
     /// The destination host.
-    public let host: String
+    package let host: String
     /// The destination UDP port.
-    public let port: Int
+    package let port: Int
     /// Address used when sending bare arguments.
-    public let address: String
+    package let address: String
 
     private let socket: UDPSocket
     private let destination: sockaddr_in
     private var scratch: [UInt8] = []
 
     /// - Throws: ``GestureKitError`` when the host cannot be resolved or the port is out of range.
-    public init(host: String = InputSpec.loopback, port: Int, address: String = OSCSender.wekinatorOutputAddress) throws {
+    package init(host: String = InputSpec.loopback, port: Int, address: String = OSCSender.wekinatorOutputAddress) throws {
         guard address.hasPrefix("/") else { throw GestureKitError("OSC address must start with /, found \"\(address)\"", field: "address") }
         self.host = host
         self.port = port
@@ -42,17 +42,17 @@ public final class OSCSender {
     }
 
     /// Sends `arguments` to ``address``.
-    public func send(_ arguments: [OSCArgument]) throws {
+    package func send(_ arguments: [OSCArgument]) throws {
         try send(OSCMessage(address, arguments))
     }
 
     /// Sends one message.
-    public func send(_ message: OSCMessage) throws {
+    package func send(_ message: OSCMessage) throws {
         try send(.message(message))
     }
 
     /// Sends a message or bundle as one datagram.
-    public func send(_ packet: OSCPacket) throws {
+    package func send(_ packet: OSCPacket) throws {
         scratch.removeAll(keepingCapacity: true)
         packet.encode(into: &scratch)
         try scratch.withUnsafeBytes { try socket.send($0, to: destination) }

@@ -1,44 +1,44 @@
 import Foundation
 
 /// What `gesture info` says about a trained pipeline.
-public struct PipelineSummary: Sendable, Codable {
+package struct PipelineSummary: Sendable, Codable {
     /// The file format name.
-    public var format: String
+    package var format: String
     /// The file format version.
-    public var version: Int
+    package var version: Int
     /// The class names.
-    public var classes: [String]
+    package var classes: [String]
     /// The rest class, reported as null.
-    public var rest: String?
+    package var rest: String?
     /// The rest class's prior relative to training (``PipelineSpec/restWeight``), when set.
-    public var restWeight: Float?
+    package var restWeight: Float?
     /// Values per frame.
-    public var channels: Int
+    package var channels: Int
     /// The channel names.
-    public var channelNames: [String]
+    package var channelNames: [String]
     /// Frames per second, when known.
-    public var sampleRate: Double?
+    package var sampleRate: Double?
     /// Stage kinds in order, by role.
-    public var preprocessing: [String]
+    package var preprocessing: [String]
     /// The window, `nil` for whole examples.
-    public var window: PipelineSpec.Window?
+    package var window: PipelineSpec.Window?
     /// Feature extractor kinds.
-    public var features: [String]
+    package var features: [String]
     /// Feature transform kinds.
-    public var featureTransforms: [String]
+    package var featureTransforms: [String]
     /// The classifier kind.
-    public var classifier: String
+    package var classifier: String
     /// Post-processing kinds.
-    public var postprocessing: [String]
+    package var postprocessing: [String]
     /// The classifier's own description (model size, null-rejection thresholds, ...).
-    public var classifierSummary: [String: String]
+    package var classifierSummary: [String: String]
     /// What the pipeline was trained on.
-    public var training: Pipeline.TrainingSummary
+    package var training: Pipeline.TrainingSummary
     /// How a whole-example pipeline that cannot spot decides live (``Pipeline/liveWindow``).
-    public var liveWindow: LiveWindow?
+    package var liveWindow: LiveWindow?
 
     /// The summary of `p`.
-    public init(_ p: Pipeline) {
+    package init(_ p: Pipeline) {
         format = Pipeline.fileFormat
         version = Pipeline.fileVersion
         classes = p.classes
@@ -58,7 +58,7 @@ public struct PipelineSummary: Sendable, Codable {
         liveWindow = p.liveWindow
     }
 
-    public func encode(to encoder: Encoder) throws {
+    package func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(format, forKey: .format)
         try c.encode(version, forKey: .version)
@@ -80,7 +80,7 @@ public struct PipelineSummary: Sendable, Codable {
     }
 
     /// The summary as `gesture info` prints it.
-    public var text: String {
+    package var text: String {
         var lines = ["pipeline      \(format) version \(version)"]
         lines.append("classes       \(classes.joined(separator: ", "))" + (rest.map { "   (rest: \($0), reported as null" + (restWeight.map { ", weight \($0)" } ?? "") + ")" } ?? ""))
         lines.append("channels      \(channels): \(channelNames.joined(separator: ", "))")
