@@ -140,14 +140,14 @@ import Testing
         var p = PCA()  // default: 95% of the variance -> 1 component (2.5 / 2.51)
         try p.fit(Self.axisData)
         #expect(p.inputCount == 2 && p.outputCount == 1)
-        let b = p.basis!.values
+        let b = p.basis!
         #expect(abs(b[0] - 0.6) < 1e-5 && abs(b[1] - 0.8) < 1e-5)
-        #expect(abs(p.explainedVariance!.values[0] - 2.5) < 1e-5)
+        #expect(abs(p.explainedVariance![0] - 2.5) < 1e-5)
         // (3, 4) is 5 along the axis (the mean is 0).
         #expect(abs(p.transform([3, 4])[0] - 5) < 1e-5)
         var q = PCA(components: 2)
         try q.fit(Self.axisData)
-        #expect(abs(q.explainedVariance!.values[1] - 0.01) < 1e-5)
+        #expect(abs(q.explainedVariance![1] - 0.01) < 1e-5)
         let y = q.transform([-0.8, 0.6])
         #expect(abs(y[0]) < 1e-5 && abs(abs(y[1]) - 1) < 1e-5)
         // Refitting with another configuration replaces the earlier fit.

@@ -16,7 +16,7 @@ import Testing
 
     @Test func learnsCentroidsAndThresholds() throws {
         let m = try trained(k: 2)
-        #expect(m.centroids.values == [1, 1, 10, 10])
+        #expect(m.centroids == [1, 1, 10, 10])
         #expect(m.rejection.means.values == [2, 2] && m.rejection.stds.values == [1, 0])
         #expect(m.rejection.thresholds == [4, 2])
         #expect(m.summary["thresholds"] == "A: 4.0, B: 2.0")

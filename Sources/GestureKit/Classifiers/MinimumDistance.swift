@@ -22,7 +22,7 @@ public struct MinimumDistance: VectorClassifier {
     /// Feature vector length.
     public private(set) var dimension = 0
     /// Class means, row-major (classes x dimension).
-    public private(set) var centroids = PackedFloats([])
+    public private(set) var centroids: [Float] = []
     /// Per-class null-rejection thresholds.
     public private(set) var rejection: NullRejection
 
@@ -44,7 +44,7 @@ public struct MinimumDistance: VectorClassifier {
         rejection = NullRejection(k: try c.decodeIfPresent(Float.self, forKey: .nullRejection), classCount: 0)
         classes = try c.decodeIfPresent([String].self, forKey: .classes) ?? []
         dimension = try c.decodeIfPresent(Int.self, forKey: .dimension) ?? 0
-        centroids = try c.decodeIfPresent(PackedFloats.self, forKey: .centroids) ?? PackedFloats([])
+        centroids = try c.decodeIfPresent(PackedFloats.self, forKey: .centroids)?.values ?? []
         if let m = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceMeans) { rejection.means = m }
         if let s = try c.decodeIfPresent(PackedFloats.self, forKey: .distanceStds) { rejection.stds = s }
     }
@@ -55,7 +55,7 @@ public struct MinimumDistance: VectorClassifier {
         guard isTrained else { return }
         try c.encode(classes, forKey: .classes)
         try c.encode(dimension, forKey: .dimension)
-        try c.encode(centroids, forKey: .centroids)
+        try c.encode(PackedFloats(centroids), forKey: .centroids)
         try c.encode(rejection.means, forKey: .distanceMeans)
         try c.encode(rejection.stds, forKey: .distanceStds)
     }
@@ -69,10 +69,10 @@ public struct MinimumDistance: VectorClassifier {
         if let k = rejection.k, !(k.isFinite && k >= 0) {
             throw GestureKitError("must be a non-negative number, found \(k)", field: "nullRejection")
         }
-        guard isTrained || !centroids.values.isEmpty else { return }
+        guard isTrained || !centroids.isEmpty else { return }
         if dimension < 1 { throw GestureKitError("must be positive, found \(dimension)", field: "dimension") }
         if classes.isEmpty { throw GestureKitError("no classes", field: "classes") }
-        try centroids.check("centroids", count: classes.count * dimension)
+        try PackedFloats(centroids).check("centroids", count: classes.count * dimension)
         try rejection.means.check("distanceMeans", count: classes.count)
         try rejection.stds.check("distanceStds", count: classes.count)
         if rejection.stds.values.contains(where: { $0 < 0 }) {
@@ -102,7 +102,7 @@ public struct MinimumDistance: VectorClassifier {
         for y in 0..<k { for i in 0..<d { c[y * d + i] = Float(sums[y * d + i] / Double(counts[y])) } }
         self.classes = classes
         dimension = d
-        centroids = PackedFloats(c)
+        centroids = c
         var distances = [[Float]](repeating: [], count: k)
         for (v, y) in zip(vectors, labels) {
             distances[y].append(v.withUnsafeBufferPointer { distance($0, to: y) })
@@ -113,7 +113,7 @@ public struct MinimumDistance: VectorClassifier {
     /// Euclidean distance from `x` to the centroid of class `c`.
     @inline(__always)
     func distance(_ x: UnsafeBufferPointer<Float>, to c: Int) -> Float {
-        centroids.values.withUnsafeBufferPointer { m in
+        centroids.withUnsafeBufferPointer { m in
             var acc: Float = 0
             let base = c * dimension
             for i in 0..<dimension { let e = x[i] - m[base + i]; acc += e * e }

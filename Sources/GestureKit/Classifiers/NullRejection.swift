@@ -6,10 +6,15 @@
 public struct NullRejection: Sendable, Hashable, Codable {
     /// Multiplier of the standard deviation; `nil` switches rejection off.
     public var k: Float?
+    /// Mean training distance per class, as the pipeline file stores it.
+    @usableFromInline package var means: PackedFloats
+    /// Standard deviation of the training distances per class, as the pipeline file stores it.
+    @usableFromInline package var stds: PackedFloats
+
     /// Mean training distance per class.
-    public var means: PackedFloats
+    public var distanceMeans: [Float] { means.values }
     /// Standard deviation of the training distances per class.
-    public var stds: PackedFloats
+    public var distanceStds: [Float] { stds.values }
 
     /// Thresholds for `classCount` classes, not yet fitted; `k` `nil` = off.
     public init(k: Float?, classCount: Int) {

@@ -14,9 +14,9 @@ public struct FeatureScaler: FeatureTransform {
         set { parameters.method = newValue }
     }
     /// Subtracted from each feature (learned; `nil` before fitting).
-    public var offsets: PackedFloats? { parameters.offsets }
+    public var offsets: [Float]? { parameters.offsets?.values }
     /// Each feature is multiplied by this after the offset (learned).
-    public var scales: PackedFloats? { parameters.scales }
+    public var scales: [Float]? { parameters.scales?.values }
 
     /// An unfitted scaler.
     public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
@@ -25,7 +25,7 @@ public struct FeatureScaler: FeatureTransform {
 
     public func validate() throws { try parameters.validate() }
 
-    public var inputCount: Int { offsets?.values.count ?? 0 }
+    public var inputCount: Int { offsets?.count ?? 0 }
     public var outputCount: Int { inputCount }
 
     public mutating func fit(_ features: [[Float]]) throws {
@@ -41,7 +41,7 @@ public struct FeatureScaler: FeatureTransform {
     }
 
     public func transform(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
-        guard let o = offsets?.values, let s = scales?.values else { return }
+        guard let o = offsets, let s = scales else { return }
         precondition(input.count >= o.count && out.count >= o.count, "scale: buffer sizes do not match")
         o.withUnsafeBufferPointer { o in
             s.withUnsafeBufferPointer { s in

@@ -18,11 +18,11 @@ public struct PCA: FeatureTransform {
     /// Keep the fewest components explaining this fraction of the variance.
     public var varianceFraction: Double?
     /// The training mean (learned).
-    public private(set) var mean: PackedFloats?
+    public private(set) var mean: [Float]?
     /// The principal axes, row-major (components x inputs; learned).
-    public private(set) var basis: PackedFloats?
+    public private(set) var basis: [Float]?
     /// Variance along each kept axis (learned).
-    public private(set) var explainedVariance: PackedFloats?
+    public private(set) var explainedVariance: [Float]?
     private var fittedInputs: Int?
 
     /// An unfitted PCA keeping `components`, or enough for `varianceFraction` (0.95 when neither is given).
@@ -38,9 +38,9 @@ public struct PCA: FeatureTransform {
         components = try c.decodeIfPresent(Int.self, forKey: .components)
         varianceFraction = try c.decodeIfPresent(Double.self, forKey: .varianceFraction)
         fittedInputs = try c.decodeIfPresent(Int.self, forKey: .inputCount)
-        mean = try c.decodeIfPresent(PackedFloats.self, forKey: .mean)
-        basis = try c.decodeIfPresent(PackedFloats.self, forKey: .basis)
-        explainedVariance = try c.decodeIfPresent(PackedFloats.self, forKey: .explainedVariance)
+        mean = try c.decodeIfPresent(PackedFloats.self, forKey: .mean)?.values
+        basis = try c.decodeIfPresent(PackedFloats.self, forKey: .basis)?.values
+        explainedVariance = try c.decodeIfPresent(PackedFloats.self, forKey: .explainedVariance)?.values
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -48,9 +48,9 @@ public struct PCA: FeatureTransform {
         try c.encodeIfPresent(components, forKey: .components)
         try c.encodeIfPresent(varianceFraction, forKey: .varianceFraction)
         try c.encodeIfPresent(fittedInputs, forKey: .inputCount)
-        try c.encodeIfPresent(mean, forKey: .mean)
-        try c.encodeIfPresent(basis, forKey: .basis)
-        try c.encodeIfPresent(explainedVariance, forKey: .explainedVariance)
+        try c.encodeIfPresent(mean.map(PackedFloats.init), forKey: .mean)
+        try c.encodeIfPresent(basis.map(PackedFloats.init), forKey: .basis)
+        try c.encodeIfPresent(explainedVariance.map(PackedFloats.init), forKey: .explainedVariance)
     }
 
     public func validate() throws {
@@ -74,18 +74,18 @@ public struct PCA: FeatureTransform {
         guard let mean, let basis, let explainedVariance else {
             throw GestureKitError("a fitted PCA needs mean, basis and explainedVariance", field: "basis")
         }
-        try mean.check("mean", count: d)
-        let k = explainedVariance.values.count
+        try PackedFloats(mean).check("mean", count: d)
+        let k = explainedVariance.count
         if k < 1 || k > d { throw GestureKitError("\(k) components for \(d) inputs", field: "explainedVariance") }
-        try explainedVariance.check("explainedVariance")
-        try basis.check("basis", count: k * d)
+        try PackedFloats(explainedVariance).check("explainedVariance")
+        try PackedFloats(basis).check("basis", count: k * d)
         if let want = components, want != k {
             throw GestureKitError("components is \(want) but the basis has \(k)", field: "components")
         }
     }
 
     public var inputCount: Int { fittedInputs ?? 0 }
-    public var outputCount: Int { explainedVariance?.values.count ?? 0 }
+    public var outputCount: Int { explainedVariance?.count ?? 0 }
 
     public mutating func fit(_ features: [[Float]]) throws {
         try validateConfiguration()  // an earlier fit is replaced, whatever its shape
@@ -140,13 +140,13 @@ public struct PCA: FeatureTransform {
             for i in 0..<d { b[r * d + i] = sign * eig.vectors[i, col] }
         }
         fittedInputs = d
-        mean = PackedFloats(mu.map { Float($0) })
-        basis = PackedFloats(b)
-        explainedVariance = PackedFloats(Array(lambda[0..<k]))
+        mean = mu.map { Float($0) }
+        basis = b
+        explainedVariance = Array(lambda[0..<k])
     }
 
     public func transform(_ input: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
-        guard let mean = mean?.values, let basis = basis?.values else { return }
+        guard let mean, let basis else { return }
         let d = mean.count, k = outputCount
         precondition(input.count >= d && out.count >= k, "pca: buffer sizes do not match")
         mean.withUnsafeBufferPointer { mu in

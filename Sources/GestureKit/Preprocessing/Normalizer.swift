@@ -17,9 +17,9 @@ public struct Normalizer: Preprocessor {
         set { parameters.method = newValue }
     }
     /// Subtracted from each channel (learned; `nil` before fitting).
-    public var offsets: PackedFloats? { parameters.offsets }
+    public var offsets: [Float]? { parameters.offsets?.values }
     /// Each channel is multiplied by this after the offset (learned).
-    public var scales: PackedFloats? { parameters.scales }
+    public var scales: [Float]? { parameters.scales?.values }
 
     /// An unfitted normaliser.
     public init(method: ScalingMethod = .zscore) { parameters = ScalingParameters(method: method) }
@@ -46,7 +46,7 @@ public struct Normalizer: Preprocessor {
     public mutating func reset() {}
 
     public mutating func process(_ frame: UnsafeMutableBufferPointer<Float>) {
-        guard let o = offsets?.values, let s = scales?.values, o.count == frame.count else { return }
+        guard let o = offsets, let s = scales, o.count == frame.count else { return }
         o.withUnsafeBufferPointer { o in
             s.withUnsafeBufferPointer { s in
                 for j in frame.indices { frame[j] = (frame[j] - o[j]) / s[j] }
