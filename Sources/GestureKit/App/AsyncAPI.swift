@@ -23,7 +23,7 @@ extension Pipeline {
     /// The detections of this pipeline's live recogniser over `frames`, in order: exactly what
     /// pushing each frame to ``recognizer()`` gives. Ends when `frames` ends; throws on a bad
     /// frame or when the sequence throws.
-    /// - Complexity: one ``Recognizer/push(_:)-([Float])`` per frame.
+    /// - Complexity: one ``Recognizer/push(_:)`` per frame.
     public func detections<S: AsyncSequence & Sendable>(from frames: S) -> AsyncThrowingStream<Detection, Error>
     where S.Element == [Float] {
         let pipeline = self
@@ -47,7 +47,7 @@ extension SwappableRecognizer {
     /// Like ``Pipeline/detections(from:)``, with hot swap: a pipeline offered to this recogniser's
     /// ``mailbox`` (from any thread) takes over at the next frame boundary; a refused offer is
     /// reported to `onRefused` and the running pipeline carries on.
-    /// - Complexity: one ``push(_:)-([Float])`` per frame plus an uncontended lock.
+    /// - Complexity: one ``push(_:)`` per frame plus an uncontended lock.
     public func detections<S: AsyncSequence & Sendable>(
         from frames: S, onRefused: (@Sendable (GestureKitError) -> Void)? = nil
     ) -> AsyncThrowingStream<Detection, Error> where S.Element == [Float] {

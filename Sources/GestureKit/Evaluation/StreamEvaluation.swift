@@ -125,7 +125,7 @@ extension Evaluation {
     ///   - recordings: continuous recordings with per-frame labels, the truth.
     ///   - classes: the classes whose segments count as events (default: all the pipeline
     ///   reports, i.e. every class but the rest class).
-    /// - Complexity: one ``Recognizer/push(_:)-([Float])`` per frame.
+    /// - Complexity: one ``Recognizer/push(_:)`` per frame.
     public static func evaluateStream(_ pipeline: Pipeline, on recordings: [Recording], classes: Set<String>? = nil) throws -> StreamReport {
         let replays = try recordings.map {
             ScoredReplay(recording: $0, trace: try trace(pipeline, $0), postprocessing: pipeline.spec.postprocessing)

@@ -108,10 +108,9 @@ public struct Recognizer: Sendable {
         for i in votes.indices { votes[i] = 0; voteConfidence[i] = 0 }
     }
 
-    /// Pushes one frame (`channels` values, in the pipeline's channel order).
-    /// - Returns: a detection when a decision on this frame names a class (not null, not rest).
-    /// - Throws: when the frame has the wrong length or a non-finite value; the stream is unchanged.
-    public mutating func push(_ frame: UnsafeBufferPointer<Float>) throws -> Detection? {
+    /// The buffer form of ``push(_:)``, for a frame inside a larger series without copying it;
+    /// package-only so that an app's entry point is the array form.
+    package mutating func push(_ frame: UnsafeBufferPointer<Float>) throws -> Detection? {
         guard frame.count == channels else {
             throw GestureKitError("frame has \(frame.count) values, the pipeline expects \(channels)", field: "frame")
         }
@@ -121,7 +120,9 @@ public struct Recognizer: Sendable {
         return pushChecked(frame)
     }
 
-    /// Pushes one frame given as an array (see the buffer form above).
+    /// Pushes one frame (`channels` values, in the pipeline's channel order).
+    /// - Returns: a detection when a decision on this frame names a class (not null, not rest).
+    /// - Throws: when the frame has the wrong length or a non-finite value; the stream is unchanged.
     /// - Complexity: one frame of the pipeline: O(channels) per pre-processing stage, plus a
     ///   decision every hop (windowed pipelines) or one spotter step (DTW).
     public mutating func push(_ frame: [Float]) throws -> Detection? {

@@ -13,7 +13,7 @@ import Foundation
 /// }
 /// ```
 /// - Complexity: ``adoptOffered()`` is one uncontended lock when nothing is offered; a swap costs
-///   making a fresh ``Recognizer``. ``push(_:)-([Float])`` costs what ``Recognizer/push(_:)-([Float])`` costs.
+///   making a fresh ``Recognizer``. ``push(_:)`` costs what ``Recognizer/push(_:)`` costs.
 public struct SwappableRecognizer: Sendable {
     /// The recogniser running now.
     public private(set) var recognizer: Recognizer
@@ -75,12 +75,12 @@ public struct SwappableRecognizer: Sendable {
         return .swapped(next)
     }
 
-    /// Pushes one frame through the running pipeline (see ``Recognizer/push(_:)-([Float])``).
-    public mutating func push(_ frame: UnsafeBufferPointer<Float>) throws -> Detection? {
+    /// The buffer form of ``push(_:)``; package-only, as ``Recognizer``'s.
+    package mutating func push(_ frame: UnsafeBufferPointer<Float>) throws -> Detection? {
         try recognizer.push(frame)
     }
 
-    /// Pushes one frame given as an array.
+    /// Pushes one frame through the running pipeline (see ``Recognizer/push(_:)``).
     public mutating func push(_ frame: [Float]) throws -> Detection? {
         try recognizer.push(frame)
     }

@@ -212,7 +212,12 @@ public struct RidgeClassifier: VectorClassifier {
 
     /// Decision values (one per class) of a raw feature vector.
     /// - Complexity: O(dimensions * classes).
-    public func decisions(_ x: UnsafeBufferPointer<Float>) -> [Float] {
+    public func decisions(_ x: [Float]) -> [Float] {
+        x.withUnsafeBufferPointer { decisions($0) }
+    }
+
+    /// The buffer form of ``decisions(_:)``, what ``predict(_:)`` calls.
+    package func decisions(_ x: UnsafeBufferPointer<Float>) -> [Float] {
         guard let m = model else { return [] }
         precondition(x.count >= m.dimensions, "ridge: vector has \(x.count) values, expected \(m.dimensions)")
         let p = m.dimensions, k = m.classes.count

@@ -6,9 +6,19 @@ public protocol Preprocessor: Stage {
     mutating func fit(_ training: [TimeSeries], channels: Int, sampleRate: Double?) throws
     /// Forgets all history, as at the start of a new stream.
     mutating func reset()
-    /// Transforms one frame of `channels` values in place.
+    /// Transforms one frame of `channels` values in place, in a buffer: what the pipeline calls on
+    /// a frame inside a larger series. From an app, call `process(_:)` with an array.
     /// - Complexity: O(channels) for most filters; stated per stage.
     mutating func process(_ frame: UnsafeMutableBufferPointer<Float>)
+}
+
+extension Preprocessor {
+    /// Transforms one frame of `channels` values in place.
+    /// - Complexity: as the buffer form, O(channels) for most filters; no allocation when `frame`
+    ///   is not shared.
+    public mutating func process(_ frame: inout [Float]) {
+        frame.withUnsafeMutableBufferPointer { process($0) }
+    }
 }
 
 extension Preprocessor {
