@@ -102,7 +102,7 @@ extension CGenerator {
             throw Self.refuse("the classifier is not trained on \(width) features and \(classCount) classes", field: field)
         }
         let d = m.dimension
-        b.constant("centroids", floats: m.centroids.values)
+        b.constant("centroids", floats: m.centroids)
         let limits = thresholds(m.rejection)
         if let limits { b.constant("centroid_threshold", floats: limits) }
         b.functions.append("""

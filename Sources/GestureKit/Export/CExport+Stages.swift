@@ -10,7 +10,7 @@ extension CGenerator {
         case let p as LowPass: return try butterworth(p.filter, channelsFitted: p.config.channels, index: i, field: field)
         case let p as HighPass: return try butterworth(p.filter, channelsFitted: p.config.channels, index: i, field: field)
         case let p as Normalizer:
-            guard let o = p.offsets?.values, let sc = p.scales?.values, o.count == channels, sc.count == channels else {
+            guard let o = p.offsets, let sc = p.scales, o.count == channels, sc.count == channels else {
                 throw Self.refuse("the normaliser is not fitted to \(channels) channels", field: field)
             }
             b.constant("pre\(i)_offset", floats: o)
@@ -423,7 +423,7 @@ extension CGenerator {
             let field = "features.transforms[\(i)] (\(type(of: t).kind))"
             switch t {
             case let sc as FeatureScaler:
-                guard let o = sc.offsets?.values, let k = sc.scales?.values, o.count == width else {
+                guard let o = sc.offsets, let k = sc.scales, o.count == width else {
                     throw Self.refuse("the scaler is not fitted to \(width) features", field: field)
                 }
                 b.constant("tr\(i)_offset", floats: o)
