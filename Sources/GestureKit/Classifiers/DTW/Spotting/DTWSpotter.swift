@@ -280,6 +280,12 @@ struct SpringColumns: Sendable {
         base = 0
     }
 
+    /// No partial match, the next frame pushed being `frame` (starts stay small offsets from it).
+    mutating func restart(at frame: Int) {
+        for i in distances.indices { distances[i] = .infinity; starts[i] = 0 }
+        base = frame
+    }
+
     /// Drops the paths that started at or before `base + last`.
     mutating func forget(startingBy last: Int) {
         for i in distances.indices where Int(starts[i]) <= last { distances[i] = .infinity }

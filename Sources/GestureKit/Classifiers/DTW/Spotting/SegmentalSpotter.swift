@@ -39,6 +39,8 @@ struct SegmentalSpotter: Spotter {
     var newest: [Int]
     var moved: [Double]
     var previous: [Float]
+    /// The last `span` frames, so the columns can be rebuilt from just after a report.
+    var history: [Float]
     // Segments, by increasing id, in a ring of `pool` entries.
     let pool: Int
     var nodeCount = 0
@@ -66,6 +68,7 @@ struct SegmentalSpotter: Spotter {
         newest = [Int](repeating: -1, count: span)
         moved = [Double](repeating: 0, count: span)
         previous = [Float](repeating: 0, count: m.channels)
+        history = [Float](repeating: 0, count: span * m.channels)
         reachable = segmental.costMean.indices.map { c in
             let w0 = segmental.weights[0], w1 = segmental.weights[1]
             guard w1 < 0 else { return w0 > penalty ? .infinity : 0 }
@@ -100,7 +103,7 @@ struct SegmentalSpotter: Spotter {
         var change = 0.0
         if t > 0 { for k in 0..<channels { change += Double(abs(x[k] - previous[k])) } }
         moved[r] = (t > 0 ? moved[ring(t - 1)] : 0) + change
-        for k in 0..<channels { previous[k] = x[k] }
+        for k in 0..<channels { previous[k] = x[k]; history[r * channels + k] = x[k] }
         columns.step(x, frame: t)
 
         // best[t]: background from t-1, or the best segment ending at t.
@@ -237,9 +240,21 @@ struct SegmentalSpotter: Spotter {
         ready[first...].reverse()
         reported = id
         committedEnd = segEnd[id % pool]
-        // A path through the reported frames can never be a segment now; dropping it lets the
-        // cells take the next gesture's paths, which it would otherwise shadow.
-        columns.forget(startingBy: committedEnd - columns.base)
+        rebuildColumns()
+    }
+
+    /// A path through the reported frames can never be a segment now, and while the cells held
+    /// one it shadowed every path of the next gesture through the same cell: the columns are
+    /// rebuilt as if the stream began just after the report (the frames since, replayed).
+    private mutating func rebuildColumns() {
+        let last = frame - 1, first = committedEnd + 1
+        guard first <= last, last - first < span else { columns.forget(startingBy: committedEnd - columns.base); return }
+        columns.restart(at: first)
+        history.withUnsafeBufferPointer { h in
+            for y in first...last {
+                columns.step(UnsafeBufferPointer(rebasing: h[(ring(y) * channels)..<((ring(y) + 1) * channels)]), frame: y)
+            }
+        }
     }
 
     private mutating func nextReady() -> SpotMatch? {
