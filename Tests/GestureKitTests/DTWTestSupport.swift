@@ -15,13 +15,3 @@ enum DTWTestData {
 
     static func labels(_ d: Dataset) -> [Int] { d.labelIndices.map { $0! } }
 }
-
-extension DTWClassifier {
-    /// The same trained classifier spotting with the rule stack (``SpottingDecoder/rules``), which
-    /// the spotter-stage tests pin down rule by rule.
-    var rules: DTWClassifier {
-        var d = self
-        d.decoder = .rules
-        return d
-    }
-}

@@ -97,38 +97,43 @@ import Testing
         #expect(dtw.summary["spotting"]?.hasPrefix("segmental decoder, insertion penalty 1.5") == true)
     }
 
-    /// DTW specs spot with the segmental decoder unless they say otherwise; a pipeline file trained
-    /// before it (no `decoder` key, no learned segmental model) keeps the rule stack it was saved with.
-    @Test func filesSavedBeforeTheSegmentalDecoderKeepTheRules() throws {
-        func decoder(_ p: PipelineSpec) -> SpottingDecoder? {
-            guard case .sequence(let c) = p.classifier, let dtw = c as? DTWClassifier else { return nil }
-            return dtw.decoder
-        }
-        #expect(decoder(try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)) == .segmental)
-        let data = try Dataset.load(TestData.basicMotionsTrain)
-        let rules = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#), on: data)
-        guard case .sequence(let c) = rules.spec.classifier, let trained = c as? DTWClassifier else {
-            Issue.record("not a DTW pipeline")
-            return
-        }
-        // The classifier as earlier versions wrote it: no decoder key, no segmental model.
-        var json = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(trained)) as? [String: Any])
-        #expect(json["decoder"] as? String == "rules")
-        json["decoder"] = nil
-        #expect((json["trained"] as? [String: Any])?["segmental"] == nil)
+    /// A trained file of an earlier version (a `decoder` key, the rule stack's thresholds, no
+    /// segmental model) loads with the decoder's model learned from its templates: exactly what
+    /// training learns when the templates are the examples (1-NN keeps every example). A spec
+    /// that asks for the rule stack is refused, naming the key.
+    @Test func filesSavedBeforeTheSegmentalDecoderSpotWithIt() throws {
+        let data = SyntheticGestures.dataset(perClass: 6, seed: 4)
+        var dtw = DTWClassifier()
+        try dtw.train(data.examples.map(\.series), labels: data.examples.map { data.classes.firstIndex(of: $0.label!)! },
+                      classes: data.classes)
+        let learned = try #require(dtw.model?.segmental)
+        var json = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(dtw)) as? [String: Any])
+        var trained = try #require(json["trained"] as? [String: Any])
+        trained["segmental"] = nil
+        trained["spottingMeans"] = trained["rejectionMeans"]
+        trained["spottingStds"] = trained["rejectionStds"]
+        json["trained"] = trained
+        json["decoder"] = "rules"
         let old = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: json))
-        #expect(old.decoder == .rules)
-        // Saved since, a segmental pipeline reads back as one.
-        let path = TestData.temporaryFile("segmental-default.gesture")
-        try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: data).save(to: path)
-        #expect(decoder(try Pipeline.load(path).spec) == .segmental)
+        #expect(old.model?.segmental == learned)
+        #expect(old.makeSpotter() is SegmentalSpotter)
+        // Saved again, it keeps the model and drops what it no longer reads.
+        let again = try #require(JSONSerialization.jsonObject(with: JSONEncoder().encode(old)) as? [String: Any])
+        #expect(again["decoder"] == nil && (again["trained"] as? [String: Any])?["spottingMeans"] == nil)
+        #expect(throws: (any Error).self) { try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#) }
+        do {
+            _ = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#)
+        } catch {
+            #expect("\(error)".contains("decoder"), "\(error)")
+        }
+        _ = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "segmental"}}"#)
     }
 
     /// The decoder on real data: UWave gestures amid everyday motion of people it never saw
-    /// (HAPT), trained with negatives of other people. It must report fewer false gestures per
-    /// minute of motion than the rule stack, and still find once rightly more than half the gestures
-    /// the pipeline names rightly when each is classified whole (it does not buy quiet by silence).
-    @Test(.enabled(if: TestData.hasShared)) func segmentalDecoderIsQuieterAmidEverydayMotionThanTheRules() throws {
+    /// (HAPT), trained with negatives of other people. At most the issue's 0.5 false reports a
+    /// minute of motion, while it still finds once rightly more than half the gestures the
+    /// pipeline names rightly when each is classified whole (it does not buy quiet by silence).
+    @Test(.enabled(if: TestData.hasShared)) func segmentalDecoderIsQuietAmidEverydayMotion() throws {
         let data = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
         let hapt = try HAPTFormat.read(TestData.sharedPath("hapt-raw"))
         let all = hapt.recordings.map(\.series)
@@ -139,13 +144,11 @@ import Testing
         let between = try EverydayMotion.mapped(users([14, 15, 16]), sourceRate: 50, like: data, rate: 100, reference: all)
         let negatives = try EverydayMotion.mapped(users([1, 3, 5]), sourceRate: 50, like: data, rate: 100, reference: all)
             .sample(seconds: 300)
-        let segmental = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "segmental"}}"#)
-        let rules = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "rules"}}"#)
-        let s = try Evaluation.everydayReplay(segmental, on: data, motion: between, negatives: negatives, partitions: 1, seed: 500)
-        let r = try Evaluation.everydayReplay(rules, on: data, motion: between, negatives: negatives, partitions: 1, seed: 500)
-        #expect(s.gestures == 24 && r.gestures == 24)
-        #expect((s.falsePerMinute ?? .infinity) < (r.falsePerMinute ?? 0))
-        #expect(2 * s.correct > s.wholeCorrect)
+        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)
+        let s = try Evaluation.everydayReplay(spec, on: data, motion: between, negatives: negatives, partitions: 1, seed: 500)
+        #expect(s.gestures == 24)
+        #expect((s.falsePerMinute ?? .infinity) <= 0.5, "\(s.text)")
+        #expect(2 * s.correct > s.wholeCorrect, "\(s.text)")
     }
 
     /// `negatives` reach a windowed pipeline as its rest class, named when the spec names none.

@@ -2,114 +2,37 @@ import Foundation
 import Testing
 @testable import GestureKit
 
+/// The segmental spotter as a classifier makes it, on synthetic gestures at rest at the origin.
 @Suite struct SpotterTests {
-    static func push(_ spotter: inout DTWSpotter, _ frames: [[Float]]) -> [(SpotterMatch, reportedAt: Int)] {
-        var out: [(SpotterMatch, Int)] = []
-        for (t, f) in frames.enumerated() {
-            if let m = f.withUnsafeBufferPointer({ spotter.push($0) }) { out.append((m, t)) }
-        }
+    static func push(_ spotter: inout SegmentalSpotter, _ frames: [[Float]]) -> [SpotMatch] {
+        var out: [SpotMatch] = []
+        for f in frames { if let m = f.withUnsafeBufferPointer({ spotter.push($0) }) { out.append(m) } }
         return out
     }
 
-    /// Two classes (rising and falling ramps), two templates each so that leave-one-out thresholds
-    /// exist (both leave-one-out distances 0.25: the templates differ by 0.5 in one frame; two
-    /// distances are few, so the spread is widened toward the mean: sqrt(4 x 0.25^2 / 6)). An exact
-    /// copy of a template in the stream matches at distance 0 on exactly its frames; the far-away
-    /// filler never matches.
-    @Test func exactCopiesAreFoundWithTheirFrames() throws {
-        let up: [[Float]] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4.5]]
-        let down: [[Float]] = [[4, 3, 2, 1, 0], [4.5, 3, 2, 1, 0]]
-        var dtw = DTWClassifier(variant: .dependent, nullRejection: 1)
-        try dtw.train((up + down).map { TimeSeries(channels: [$0]) }, labels: [0, 0, 1, 1], classes: ["up", "down"])
-        let widened = Float(0.25) + (4 * 0.25 * 0.25 / Float(6)).squareRoot()
-        #expect(dtw.model!.rejection.thresholds.allSatisfy { abs($0 - widened) < 1e-6 })
-        #expect(dtw.model!.rejection.means.values == [0.25, 0.25])
-        let filler = [Float](repeating: 20, count: 10)
-        let stream = (filler + up[0] + filler + down[0] + filler.prefix(5)).map { [$0] }
-        var spotter = try DTWSpotter(classifier: dtw)
-        let found = Self.push(&spotter, stream)
-        #expect(found.map(\.0) == [SpotterMatch(classIndex: 0, distance: 0, start: 10, end: 14),
-                                   SpotterMatch(classIndex: 1, distance: 0, start: 25, end: 29)])
-        // Final as soon as nothing overlapping can beat distance 0.
-        #expect(found.map(\.reportedAt) == [14, 29])
-        spotter.reset()
-        #expect(Self.push(&spotter, stream).map(\.0) == found.map(\.0))
+    static func trained(_ dtw: DTWClassifier = DTWClassifier(), seed: UInt64 = 5) throws -> DTWClassifier {
+        let data = SyntheticGestures.dataset(perClass: 8, seed: seed)
+        var dtw = dtw
+        try dtw.train(data.examples.map(\.series), labels: data.examples.map { data.classes.firstIndex(of: $0.label!)! },
+                      classes: data.classes)
+        return dtw
     }
 
-    /// The rest of a reported gesture is not reported again: a match starting within a quarter of a
-    /// typical performance (the class's median template length) after the last report, lasting with
-    /// it at most 1.25 performances. A whole next gesture, or one after a pause, is reported.
-    @Test func continuationOfTheLastReportIsNotAGesture() {
-        let spotter = DTWSpotter(channels: 1, templates: [Float](repeating: 0, count: 20 + 20 + 40), lengths: [20, 20, 40],
-                                 offsets: [0, 20, 40], labels: [0, 0, 1], thresholds: [1, 1])
-        #expect(spotter.typicalLengths == [20, 40])
-        let last = SpotterMatch(classIndex: 0, distance: 0, start: 10, end: 24)
-        func match(_ c: Int, _ start: Int, _ end: Int) -> SpotterMatch { SpotterMatch(classIndex: c, distance: 0, start: start, end: end) }
-        #expect(spotter.isContinuation(match(0, 25, 34), of: last))       // 25 frames together: 1.25 x 20
-        #expect(!spotter.isContinuation(match(0, 25, 35), of: last))      // 26 frames: the next gesture
-        #expect(!spotter.isContinuation(match(0, 21, 44), of: last))      // a whole performance back to back
-        #expect(spotter.isContinuation(match(0, 29, 30), of: last))       // 5 frames later: a quarter of 20
-        #expect(!spotter.isContinuation(match(0, 30, 31), of: last))      // 6 frames later: after a pause
-        #expect(spotter.isContinuation(match(1, 25, 59), of: last))       // the longer class sets the scale
-    }
-
+    /// Spotting compares raw frames with templates at the stream's rate: a classifier that
+    /// resamples or z-normalises learns no decoder and makes no spotter; any other does, whatever
+    /// its variant or null rejection.
     @Test func refusesClassifiersWhoseTemplatesAreNotInStreamUnits() throws {
-        let s = [TimeSeries(channels: [[0, 1, 2]]), TimeSeries(channels: [[0, 1, 3]])]
-        for c in [DTWClassifier(zNormalize: true, nullRejection: 1), DTWClassifier(resample: 10, nullRejection: 1)] {
-            var c = c
-            try c.train(s, labels: [0, 0], classes: ["a"])
-            #expect(throws: GestureKitError.self) { try DTWSpotter(classifier: c) }
+        for c in [DTWClassifier(zNormalize: true), DTWClassifier(resample: 10)] {
+            let c = try Self.trained(c)
+            #expect(c.model?.segmental == nil)
+            #expect(c.makeSpotter() == nil)
         }
-        // Training calibrates spotting thresholds, so neither the variant nor nullRejection is needed.
-        for c in [DTWClassifier(variant: .independent), DTWClassifier()] {
-            var c = c
-            try c.train(s, labels: [0, 0], classes: ["a"])
-            #expect(c.model?.spotting != nil)
-            _ = try DTWSpotter(classifier: c)
+        for c in [DTWClassifier(variant: .independent), DTWClassifier(), DTWClassifier(nullRejection: 1)] {
+            #expect(try Self.trained(c).makeSpotter() is SegmentalSpotter)
         }
-        #expect(throws: GestureKitError.self) { try DTWSpotter(classifier: DTWClassifier(nullRejection: 1)) }
+        #expect(DTWClassifier().makeSpotter() == nil)
     }
 
-    /// GRT letters: train on 10 of each letter, stream the 5 held-out examples of each letter in a
-    /// shuffled order with 2 s of stillness (200 frames at the ~100 Hz of a mouse, the last sample
-    /// repeated) before, between and after them. Each letter must be reported exactly once, with its
-    /// label, by a match that overlaps it; nothing may be reported inside the still parts.
-    @Test(.enabled(if: DTWTestData.available)) func spotsHeldOutLettersInAStream() throws {
-        let d = try DTWTestData.load("grt/DTWTrainingData.grt")
-        let labels = DTWTestData.labels(d)
-        var train: [Int] = [], held: [Int] = []
-        for c in d.classes.indices {
-            let members = labels.indices.filter { labels[$0] == c }
-            train += members.prefix(10)
-            held += members.dropFirst(10)
-        }
-        var dtw = DTWClassifier(variant: .dependent, nullRejection: 10)
-        try DTWClassifierTests.train(&dtw, d, train)
-        var rng = SeededGenerator(seed: 42)
-        held.shuffle(using: &rng)
-        let still = 200
-        var frames: [[Float]] = []
-        var spans: [(range: Range<Int>, label: Int)] = []
-        for (n, i) in held.enumerated() {
-            let s = d.examples[i].series
-            if n == 0 { frames += Array(repeating: Array(s.frame(0)), count: still) }
-            let begin = frames.count
-            for f in 0..<s.frameCount { frames.append(Array(s.frame(f))) }
-            spans.append((begin..<frames.count, labels[i]))
-            frames += Array(repeating: Array(s.frame(s.frameCount - 1)), count: still)
-        }
-        var spotter = try DTWSpotter(classifier: dtw)
-        let found = Self.push(&spotter, frames).map(\.0)
-        for m in found {
-            let overlapping = spans.filter { $0.range.overlaps(m.start..<(m.end + 1)) }
-            #expect(overlapping.count == 1, "match \(m) overlaps \(overlapping.count) letters")
-        }
-        for (range, label) in spans {
-            let hits = found.filter { range.overlaps($0.start..<($0.end + 1)) }
-            #expect(hits.count == 1, "letter at \(range): \(hits.count) matches")
-            #expect(hits.first?.classIndex == label, "letter at \(range) labelled \(String(describing: hits.first?.classIndex)), is \(label)")
-        }
-    }
 }
 
 /// The vector kernel that advances every template's subsequence-DTW column, against the scalar
@@ -176,22 +99,25 @@ import Testing
     }
 
     /// Starts are 32-bit offsets from a base moved forward when the stream grows long: a stream
-    /// pushed from frame 2^30 - 40 on (across the move) gives the same matches, shifted.
+    /// pushed from frame 2^30 - 40 on (across the move) gives the same reports, shifted.
     @Test func longStreamsKeepTheirMatches() throws {
-        let up: [[Float]] = [[0, 1, 2, 3, 4], [0, 1, 2, 3, 4.5]]
-        let down: [[Float]] = [[4, 3, 2, 1, 0], [4.5, 3, 2, 1, 0]]
-        var dtw = DTWClassifier(variant: .dependent, nullRejection: 1)
-        try dtw.train((up + down).map { TimeSeries(channels: [$0]) }, labels: [0, 0, 1, 1], classes: ["up", "down"])
-        let filler = [Float](repeating: 20, count: 20)
-        let stream = (filler + up[0] + filler + down[0] + filler + up[1] + filler).map { [$0] }
-        var fresh = try DTWSpotter(classifier: dtw)
-        let expected = SpotterTests.push(&fresh, stream).map(\.0)
-        #expect(expected.count == 3)
-        var late = try DTWSpotter(classifier: dtw)
+        let dtw = try SpotterTests.trained()
+        var rng = SeededGenerator(seed: 6)
+        var frames: [[Float]] = Array(repeating: [0, 0], count: 60)
+        for c in [0, 1, 2, 0] {
+            frames += SpottingCalibrationTests.frames(SyntheticGestures.example(c, &rng))
+            frames += Array(repeating: [0, 0], count: 100)
+        }
+        var fresh = try #require(dtw.makeSpotter() as? SegmentalSpotter)
+        let expected = SpotterTests.push(&fresh, frames)
+        #expect(expected.count >= 3)
+        var late = try #require(dtw.makeSpotter() as? SegmentalSpotter)
         let shift = (1 << 30) - 40
         late.frame = shift
-        let found = SpotterTests.push(&late, stream).map(\.0)
-        #expect(late.columns.base == 1 << 29)
-        #expect(found == expected.map { SpotterMatch(classIndex: $0.classIndex, distance: $0.distance, start: $0.start + shift, end: $0.end + shift) })
+        let found = SpotterTests.push(&late, frames)
+        #expect(late.columns.base >= 1 << 29)
+        #expect(found.map { [$0.start - shift, $0.end - shift, $0.prediction.classIndex] }
+                == expected.map { [$0.start, $0.end, $0.prediction.classIndex] })
+        #expect(found.map(\.prediction.confidence) == expected.map(\.prediction.confidence))
     }
 }

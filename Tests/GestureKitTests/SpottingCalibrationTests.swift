@@ -37,23 +37,10 @@ enum SyntheticGestures {
 }
 
 @Suite struct SpottingCalibrationTests {
-    static func defaultPipeline(_ data: Dataset, nullRejection: Double? = nil, decoder: SpottingDecoder = .segmental) throws -> Pipeline {
-        var spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil,
+    static func defaultPipeline(_ data: Dataset, nullRejection: Double? = nil) throws -> Pipeline {
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil,
                                           overrides: .init(classifier: ClassifierSettings(nullRejection: nullRejection.map { Float($0) })))
-        if decoder != .segmental { spec = try Self.spec(spec, decoder: decoder) }
         return try Pipeline.train(spec, on: data)
-    }
-
-    /// The default DTW spec spotting with `decoder`: the tests written for the rule stack's rules
-    /// keep checking them while pipelines trained before the segmental decoder spot with them.
-    static func spec(_ base: PipelineSpec? = nil, decoder: SpottingDecoder) throws -> PipelineSpec {
-        var spec = try base ?? DefaultSpecs.build(classifier: "dtw", specFile: nil)
-        guard case .sequence(let c) = spec.classifier, var dtw = c as? DTWClassifier else {
-            throw GestureKitError("the default DTW spec has no DTW classifier")
-        }
-        dtw.decoder = decoder
-        spec.classifier = .sequence(dtw)
-        return spec
     }
 
     /// Pushes `frames`; returns each detection with the frame it was reported at.
@@ -93,23 +80,17 @@ enum SyntheticGestures {
         #expect(try Self.stream(p, rest).isEmpty)
     }
 
-    /// Two gestures with no pause between them are two detections, each with a span on its gesture,
-    /// each reported within the spotter's stated latency bound.
-    @Test func backToBackGesturesAreBothReportedByTheRules() throws {
-        try Self.backToBack(decoder: .rules)
-    }
-
     /// The segmental decoder reports the first and loses the second: each SPRING cell keeps one
     /// path, and the first gesture's path through its still tail, reported, shadows the second's
-    /// start (the rules let the next gesture begin in a report's last eighth).
+    /// start.
     @Test func backToBackGesturesAreBothReportedBySegments() throws {
         withKnownIssue("one path per SPRING cell: the reported gesture's tail shadows the next one's start") {
-            try Self.backToBack(decoder: .segmental)
+            try Self.backToBack()
         }
     }
 
-    static func backToBack(decoder: SpottingDecoder) throws {
-        let p = try Self.defaultPipeline(SyntheticGestures.dataset(perClass: 12, seed: 1), decoder: decoder)
+    static func backToBack() throws {
+        let p = try Self.defaultPipeline(SyntheticGestures.dataset(perClass: 12, seed: 1))
         var rng = SeededGenerator(seed: 3)
         for (a, b) in [(0, 1), (1, 2), (2, 0), (0, 0)] {
             let first = SyntheticGestures.example(a, &rng, rest: 0), second = SyntheticGestures.example(b, &rng, rest: 0)
@@ -126,143 +107,8 @@ enum SyntheticGestures {
             // Latency bound: a conflicting path stops holding a report back once it could only end
             // at an implausible length (maxWarp times the longest template).
             let longest = 2 * 10 + Int(60 * 1.25)
-            #expect(found[0].at <= found[0].0.start + DTWSpotter.maxWarp * longest)
-            #expect(found[1].at <= found[1].0.start + DTWSpotter.maxWarp * longest)
-        }
-    }
-
-    /// `nullRejection` K means the same thing live as in whole examples, on the costs each sees:
-    /// threshold = mean + K * std of the class's subsequence match costs (loosened toward
-    /// mean + 3K * std while below half its cheapest impostor match), capped below its cheapest false
-    /// match; unset, K = `SpottingCalibration.defaultK`.
-    @Test func nullRejectionKeepsItsMeaningOnSubsequenceCosts() throws {
-        let data = SyntheticGestures.dataset(perClass: 12, seed: 1)
-        for k: Double? in [nil, 0, 1, 5] {
-            guard case .sequence(let c) = try Self.defaultPipeline(data, nullRejection: k).spec.classifier,
-                  let dtw = c as? DTWClassifier, let cal = dtw.model?.spotting, let live = dtw.spottingThresholds else {
-                Issue.record("no calibrated DTW for k \(String(describing: k))"); continue
-            }
-            let kk = Float(k ?? Double(SpottingCalibration.defaultK))
-            for cls in 0..<3 {
-                let own = cal.means.values[cls] + kk * cal.stds.values[cls]
-                let loose = min(cal.means.values[cls] + 3 * kk * cal.stds.values[cls], 0.5 * cal.impostorCosts!.values[cls])
-                #expect(live[cls] == min(max(own, loose), cal.falseCosts.values[cls].nextDown))
-                #expect(cal.stds.values[cls] > 0 && cal.means.values[cls] > 0)
-            }
-        }
-    }
-
-    /// The loosening rule on chosen statistics: far impostors let a threshold grow to mean + 3k std,
-    /// near ones keep it at mean + k std, a false match still caps it, and files without impostor
-    /// costs keep the old rule.
-    @Test func thresholdsLoosenOnlyWhereImpostorsAreFar() {
-        func cal(impostor: Float?, falseCost: Float = .greatestFiniteMagnitude) -> SpottingCalibration {
-            SpottingCalibration(means: PackedFloats([100]), stds: PackedFloats([10]), falseCosts: PackedFloats([falseCost]),
-                                impostorCosts: impostor.map { PackedFloats([$0]) })
-        }
-        #expect(cal(impostor: 10_000).thresholds(k: 3) == [190])     // mean + 9 std
-        #expect(cal(impostor: 300).thresholds(k: 3) == [150])        // half the impostor
-        #expect(cal(impostor: 200).thresholds(k: 3) == [130])        // never below mean + k std
-        #expect(cal(impostor: nil).thresholds(k: 3) == [130])        // saved before impostor costs
-        #expect(cal(impostor: 10_000, falseCost: 160).thresholds(k: 3) == [Float(160).nextDown])
-    }
-
-    /// The cap among confusions (matches that beat another class's gesture in training): the
-    /// cheapest one, unless taking the cheapest few buys more than `confusionWeight` own matches
-    /// apiece; own matches above `own` buy nothing.
-    @Test func aConfusionIsAcceptedOnlyWhenItBuysEnoughOwnMatches() {
-        let w = SpottingCalibration.confusionWeight
-        let trues: [Float] = (1...10).map { Float($0) }
-        // No confusion: nothing caps.
-        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: []) == .greatestFiniteMagnitude)
-        // Above every own match: the cheapest confusion, as before.
-        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: [12, 15]) == 12)
-        // One stray confusion at 2.5 below eight own matches: taking it buys 8 for the price of w.
-        let stray = SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: [2.5, 30])
-        #expect(stray == (8 > w ? 30 : 2.5))
-        // The same, but `own` already stops at 3: taking it buys one match, never worth it.
-        #expect(SpottingCalibration.confusionCap(own: 3, trueCosts: trues, confusions: [2.5, 30]) == 2.5)
-        // As many confusions as own matches among them: never taken at a weight of 1 or more.
-        let mixed: [Float] = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5]
-        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues, confusions: mixed) == 1.5)
-        // Order of the inputs does not matter.
-        #expect(SpottingCalibration.confusionCap(own: 20, trueCosts: trues.reversed(), confusions: [30, 2.5]) == stray)
-    }
-
-    /// Real letters: each class's cheapest match on the other letters is far above its own matches.
-    @Test(.enabled(if: TestData.hasShared)) func impostorCostsOfGRTLettersAreFarAboveTrueCosts() throws {
-        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
-        let p = try Self.defaultPipeline(data)
-        guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier, let cal = dtw.model?.spotting,
-              let impostor = cal.impostorCosts else { Issue.record("no calibration"); return }
-        for cls in 0..<data.classes.count {
-            #expect(impostor.values[cls] < .greatestFiniteMagnitude)
-            #expect(impostor.values[cls] > cal.means.values[cls] + 6 * cal.stds.values[cls])
-        }
-    }
-
-    /// Calibration is saved with the pipeline; a model saved before calibration existed spots only
-    /// with an explicit nullRejection (its whole-example thresholds), as before.
-    @Test func calibrationSurvivesSavingAndOldModelsKeepTheirRule() throws {
-        var dtw = DTWClassifier()
-        let data = SyntheticGestures.dataset(perClass: 6, seed: 4)
-        try dtw.train(data.examples.map(\.series), labels: data.examples.map { data.classes.firstIndex(of: $0.label!)! },
-                      classes: data.classes)
-        let json = try JSONEncoder().encode(dtw)
-        let back = try JSONDecoder().decode(DTWClassifier.self, from: json)
-        #expect(back.model?.spotting == dtw.model?.spotting && back.spottingThresholds == dtw.spottingThresholds)
-        #expect(back.model?.spotting?.impostorCosts != nil)
-        // Saved before impostor costs: the calibration loads, with the unloosened rule.
-        var older = try JSONSerialization.jsonObject(with: json) as! [String: Any]
-        var olderTrained = older["trained"] as! [String: Any]
-        olderTrained["spottingImpostorCosts"] = nil
-        older["trained"] = olderTrained
-        let unloosened = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: older))
-        #expect(unloosened.model?.spotting?.impostorCosts == nil)
-        #expect(unloosened.spottingThresholds == unloosened.model!.spotting!.thresholds(k: SpottingCalibration.defaultK))
-        var old = try JSONSerialization.jsonObject(with: json) as! [String: Any]
-        var trained = old["trained"] as! [String: Any]
-        for key in ["spottingMeans", "spottingStds", "spottingFalseCosts", "spottingImpostorCosts", "segmental"] { trained[key] = nil }
-        old["trained"] = trained
-        var legacy = try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: old))
-        #expect(legacy.makeSpotter() == nil)
-        legacy.nullRejection = 2
-        #expect(legacy.spottingThresholds == legacy.model!.rejection.thresholds)
-        var bad = try JSONSerialization.jsonObject(with: json) as! [String: Any]
-        var t = bad["trained"] as! [String: Any]
-        t["spottingStds"] = PackedFloatsJSON.one
-        bad["trained"] = t
-        #expect(throws: (any Error).self) { try JSONDecoder().decode(DTWClassifier.self, from: JSONSerialization.data(withJSONObject: bad)) }
-    }
-
-    /// Real letters: thresholds calibrated on the training letters accept every held-out letter's
-    /// own-class subsequence match and reject every still-only or wrong-class match around it.
-    @Test(.enabled(if: TestData.hasShared), arguments: [100, 101, 102, 103, 104] as [UInt64])
-    func calibratedThresholdsSeparateHeldOutGRTLetters(seed: UInt64) throws {
-        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
-        var rng = SeededGenerator(seed: seed)
-        var train: [Int] = [], held: [Int] = []
-        for c in data.classes {
-            let m = data.examples.indices.filter { data.examples[$0].label == c }.shuffled(using: &rng)
-            held += m.prefix(3)
-            train += m.dropFirst(3)
-        }
-        let p = try Self.defaultPipeline(data.subset(train.sorted()))
-        guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier, let model = dtw.model,
-              let live = dtw.spottingThresholds else { Issue.record("no DTW model"); return }
-        var scan = SpringScan(model)
-        var rejected: [String] = []
-        // Partition 102 holds a T 3.4 std above its class mean: accepted since thresholds loosen
-        // where impostors are far.
-        defer { #expect(rejected.isEmpty, "\(rejected)") }
-        for i in held {
-            let e = data.examples[i], label = data.classes.firstIndex(of: e.label!)!
-            let r = scan.run(first: nil, second: (e.series, label, nil), context: 200)
-            if r.trueSecond > live[label] { rejected.append("\(e.label!) costs \(r.trueSecond), threshold \(live[label])") }
-            for cls in 0..<3 {
-                let falseCost = min(r.stillCosts[cls], r.confusionCosts[cls])
-                #expect(falseCost > live[cls], "false \(data.classes[cls]) match \(falseCost)")
-            }
+            #expect(found[0].at <= found[0].0.start + SpringColumns.maxWarp * longest)
+            #expect(found[1].at <= found[1].0.start + SpringColumns.maxWarp * longest)
         }
     }
 
@@ -330,23 +176,15 @@ enum SyntheticGestures {
                 "\(report.traceText)")
     }
 
-    /// Five recordings per letter, three held out: the pipeline trains on two per class, whose two
-    /// leave-one-out costs nearly agree, so mean + K x std alone accepted only letters closer than
-    /// the two lie to each other (seeds 0-2, all still kinds: 75 of 81 before the spread of so few
-    /// costs was widened). Every held-out letter is now reported once, rightly, and nothing else.
-    @Test(.enabled(if: TestData.hasShared)) func replayOfLettersTrainedOnTwoPerClassByTheRules() throws {
-        try Self.lettersFromTwoPerClass(decoder: .rules)
-    }
-
     /// From two recordings a class the segmental model knows each class's true cost from two
     /// leave-one-out matches; held-out letters cost more and 15 of 81 were missed (none wrong).
     @Test(.enabled(if: TestData.hasShared)) func replayOfLettersTrainedOnTwoPerClassBySegments() throws {
         withKnownIssue("two examples a class give the segmental model too narrow a true-cost scale") {
-            try Self.lettersFromTwoPerClass(decoder: .segmental)
+            try Self.lettersFromTwoPerClass()
         }
     }
 
-    static func lettersFromTwoPerClass(decoder: SpottingDecoder) throws {
+    static func lettersFromTwoPerClass() throws {
         let all = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
         var taken = [String: Int]()
         let five = all.examples.indices.filter { i in
@@ -356,7 +194,7 @@ enum SyntheticGestures {
         }
         let data = all.subset(five)
         #expect(data.examples.count == 15)
-        let spec = try Self.spec(decoder: decoder)
+        let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
         let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 3, gap: 200, seed: 0, still: StillFrames.allCases)
         #expect(r.gestures == 81)
         #expect(r.correct == 81 && r.falseDetections == 0 && r.repeated == 0, "\(r.text)")
@@ -374,16 +212,6 @@ enum SyntheticGestures {
         #expect(r.means.values == [10, 10, 10, 10])
     }
 
-    /// Back to back (no still frames, none after the last letter either): each letter is reported
-    /// once, the last one when the stream ends (the replay flushes the recogniser, as
-    /// `gesture stream` does at the end of its input). The rule stack; the segmental decoder reports 44.
-    @Test(.enabled(if: TestData.hasShared)) func replayOfLettersBackToBackReportsTheLastOneAtTheEnd() throws {
-        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
-        let spec = try Self.spec(decoder: .rules)
-        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 0, seed: 100, still: [.last])
-        #expect(r.correct == 45, "\(r.text)")
-    }
-
     /// A real sensor at rest is never exactly still: with Gaussian noise of 3 % of each channel's
     /// spread on the still frames, every held-out letter is still reported once, rightly, and
     /// nothing is reported during the stillness (tuning seeds 0-4).
@@ -395,17 +223,6 @@ enum SyntheticGestures {
         #expect(r.perfectPartitions == 5, "\(r.text)")
     }
 
-    /// Zeros held between letters, with noise: the step from 0 to a letter and the noise spikes
-    /// before it must not join the stretch the classifier names (the edges need sustained
-    /// movement). Before that rule 7 of these 45 letters were named wrongly; allow one. The rule
-    /// stack's rule; the segmental decoder names none wrongly and misses 1.
-    @Test(.enabled(if: TestData.hasShared)) func noiseSpikesAtRestDoNotWidenTheLabelledStretch() throws {
-        let data = try Dataset.load(TestData.sharedPath("grt/DTWTrainingData.grt"))
-        let spec = try Self.spec(decoder: .rules)
-        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 200, seed: 0, still: [.zeros], noise: 0.03)
-        #expect(r.wrongLabel <= 1 && r.missed == 0 && r.falseDetections == 0, "\(r.text)")
-    }
-
     /// With zeros held between mouse gestures (GRT's HMMTrainingData, 2 channels of pixels) and noise
     /// on them, a fragment's stretch takes in the jumps to and from zero: it lies far beyond every
     /// class and must not rename the gesture its match named (9 wrong of 75 before the rule).
@@ -414,16 +231,6 @@ enum SyntheticGestures {
         let spec = try DefaultSpecs.build(classifier: "dtw", specFile: nil)
         let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 200, seed: 0, still: [.zeros], noise: 0.03)
         #expect(r.wrongLabel == 0 && r.falseDetections == 0 && r.correct >= 74, "\(r.text)")
-    }
-
-    /// A walking stretch matched whole and again in part is one report: the fragment of a stretch
-    /// another report covers is dropped (BasicMotions, last frame held, tuning seeds 0-4: 2 repeats
-    /// before the rule). The rule stack's rule; the segmental decoder repeats 1 and finds 54 of 60.
-    @Test func aFragmentOfAReportedActivityIsNotReportedAgain() throws {
-        let data = try Dataset.load(TestData.basicMotionsTrain)
-        let spec = try Self.spec(decoder: .rules)
-        let r = try Evaluation.spottingReplay(spec, on: data, holdout: 3, partitions: 5, gap: 200, seed: 0, still: [.last])
-        #expect(r.repeated == 0 && r.falseDetections == 0 && r.correct >= 54, "\(r.text)")
     }
 
     /// The noise reaches the stream (UWave's smooth recordings are thrown off by heavy noise at

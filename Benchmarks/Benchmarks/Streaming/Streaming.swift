@@ -8,8 +8,7 @@ import GestureKit
 ///   kNN, label and change filters) on BasicMotions test frames;
 /// - DTW spotting of GRT's G/R/T letters (pipelines/grt-letters.json, all 45 letters as templates)
 ///   on a stream of letters separated by 200 still samples (target: median <= 20 us per frame;
-///   GRT 3,570 us), and the same with the default DTW pipeline (`--classifier dtw`, no spec: the
-///   segmental decoder) and with the rule stack.
+///   GRT 3,570 us), and the same with the default DTW pipeline (`--classifier dtw`, no spec).
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
@@ -52,8 +51,6 @@ let lettersLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendi
 
 /// The plain `gesture train DTWTrainingData.grt --classifier dtw` pipeline (the segmental decoder).
 let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(classifier: "dtw", specFile: nil))
-/// The same with the rule stack that pipelines trained before the segmental decoder keep (pipelines/dtw-rules.json).
-let lettersRulesLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-rules.json").path))
 
 func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
@@ -86,12 +83,6 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Recognizer push, G/R/T default DTW spotting, per frame") { benchmark in
         guard let live = lettersDefaultLive else { return }
-        benchmark.startMeasurement()
-        for _ in benchmark.scaledIterations { live.push() }
-    }
-
-    Benchmark("Recognizer push, G/R/T rule-stack DTW spotting, per frame") { benchmark in
-        guard let live = lettersRulesLive else { return }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { live.push() }
     }

@@ -14,15 +14,15 @@
 /// | `nullRejection` | k in mean + k * std | off |
 /// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
 /// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
-/// | `decoder` | live spotting: `"segmental"` (one scored decoder) or `"rules"` (the rule stack of earlier versions) | `"segmental"`; `"rules"` in trained files saved before the segmental decoder |
 /// | `insertionPenalty` | log-odds (per typical performance) a spotted segment must exceed to be reported | 1 |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,
 /// `labels`, `templates` (PackedFloats, channel-major), `rejectionMeans`, `rejectionStds`
-/// (PackedFloats), and when the model can spot `spottingMeans`, `spottingStds`, `spottingFalseCosts`
-/// (``SpottingCalibration``; absent in files saved before it) and `spottingImpostorCosts` (absent in
-/// files saved before it: their thresholds do not loosen), and with `derivative` `derivativeScales`
-/// (one per channel). LB_Keogh envelopes are derived from the templates on load, not stored.
+/// (PackedFloats), when the model can spot `segmental` (``SegmentalModel``), and with `derivative`
+/// `derivativeScales` (one per channel). LB_Keogh envelopes are derived from the templates on load,
+/// not stored. Files of earlier versions load too: their `decoder` key and the rule stack's
+/// thresholds (`spottingMeans` and the like) are ignored, and a trained file without `segmental`
+/// has the decoder's model learned from its templates as it loads.
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, derivative, trained
@@ -31,7 +31,7 @@ extension DTWClassifier {
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
-        case spottingMeans, spottingStds, spottingFalseCosts, spottingImpostorCosts, derivativeScales, segmental
+        case derivativeScales, segmental
     }
 
     public init(from decoder: Decoder) throws {
@@ -45,10 +45,12 @@ extension DTWClassifier {
             nullRejection: try c.decodeIfPresent(Float.self, forKey: .nullRejection))
         tune = try c.decodeIfPresent(Bool.self, forKey: .tune) ?? false
         derivative = try c.decodeIfPresent(Float.self, forKey: .derivative)
-        // Files trained before the segmental decoder hold no model for it: they keep spotting as saved.
-        let savedBefore = try c.contains(.trained)
-            && !c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained).contains(.segmental)
-        self.decoder = try c.decodeIfPresent(SpottingDecoder.self, forKey: .decoder) ?? (savedBefore ? .rules : .segmental)
+        // Earlier versions could pick the rule stack; a spec that still asks for it is told so.
+        // A trained file that used it loads and spots with the segmental decoder.
+        if let d = try c.decodeIfPresent(String.self, forKey: .decoder), d != "segmental", !c.contains(.trained) {
+            throw GestureKitError("\"\(d)\" is no longer a decoder: DTW pipelines spot with the segmental decoder only (delete the key)",
+                                  field: "decoder")
+        }
         insertionPenalty = try c.decodeIfPresent(Float.self, forKey: .insertionPenalty)
         if let p = insertionPenalty, !p.isFinite { throw GestureKitError("must be finite", field: "insertionPenalty") }
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
@@ -66,11 +68,6 @@ extension DTWClassifier {
                           templates: try t.decode(PackedFloats.self, forKey: .templates).values,
                           lengths: try t.decode([Int].self, forKey: .lengths),
                           labels: try t.decode([Int].self, forKey: .labels), rejection: rejection)
-            if let means = try t.decodeIfPresent(PackedFloats.self, forKey: .spottingMeans) {
-                m.spotting = SpottingCalibration(means: means, stds: try t.decode(PackedFloats.self, forKey: .spottingStds),
-                                                 falseCosts: try t.decode(PackedFloats.self, forKey: .spottingFalseCosts),
-                                                 impostorCosts: try t.decodeIfPresent(PackedFloats.self, forKey: .spottingImpostorCosts))
-            }
             m.derivativeScales = try t.decodeIfPresent(PackedFloats.self, forKey: .derivativeScales)?.values
             m.segmental = try t.decodeIfPresent(SegmentalModel.self, forKey: .segmental)
             try m.segmental?.validate(classCount: classes.count)
@@ -78,6 +75,7 @@ extension DTWClassifier {
             try DTWClassifier.checkShapes(m, band: band)
             m.rebuildDerived(band: band)
             m.setDifferences(m.derivativeScales, band: band)
+            if m.segmental == nil, canSpot { m.segmental = Self.segmentalFromTemplates(m) }
             model = m
         }
     }
@@ -105,7 +103,6 @@ extension DTWClassifier {
         try c.encode(tune, forKey: .tune)
         // Written only when on, so the files of pipelines without it keep their bytes.
         try c.encodeIfPresent(derivative, forKey: .derivative)
-        try c.encode(decoder, forKey: .decoder)
         try c.encodeIfPresent(insertionPenalty, forKey: .insertionPenalty)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
@@ -116,12 +113,6 @@ extension DTWClassifier {
             try t.encode(PackedFloats(model.templates), forKey: .templates)
             try t.encode(model.rejection.means, forKey: .rejectionMeans)
             try t.encode(model.rejection.stds, forKey: .rejectionStds)
-            if let cal = model.spotting {
-                try t.encode(cal.means, forKey: .spottingMeans)
-                try t.encode(cal.stds, forKey: .spottingStds)
-                try t.encode(cal.falseCosts, forKey: .spottingFalseCosts)
-                try t.encodeIfPresent(cal.impostorCosts, forKey: .spottingImpostorCosts)
-            }
             try t.encodeIfPresent(model.derivativeScales.map(PackedFloats.init), forKey: .derivativeScales)
             try t.encodeIfPresent(model.segmental, forKey: .segmental)
         }
@@ -162,7 +153,6 @@ extension DTWClassifier {
         try PackedFloats(m.templates).check("trained.templates", count: m.lengths.reduce(0, +) * m.channels)
         try m.rejection.means.check("trained.rejectionMeans", count: m.classes.count)
         try m.rejection.stds.check("trained.rejectionStds", count: m.classes.count)
-        try m.spotting?.validate(classCount: m.classes.count)
         if let s = m.derivativeScales { try PackedFloats(s).check("trained.derivativeScales", count: m.channels) }
     }
 }

@@ -37,8 +37,6 @@ public struct DTWClassifier: SequenceClassifier {
     /// Łuczak 2013: two performances of one gesture differ more in level than in shape); `nil` = off.
     /// Spotting still matches the raw channels; only the labelling of what it found uses them.
     public var derivative: Float?
-    /// How a live stream is spotted: one scored decoder, or the rule stack it replaces.
-    public var decoder: SpottingDecoder = .segmental
     /// The log-odds a spotted segment must exceed to be reported; `nil`: 1, chosen on the spotting suite's tuning split.
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
@@ -63,12 +61,9 @@ public struct DTWClassifier: SequenceClassifier {
         public var lengths: [Int]
         public var labels: [Int]
         public var rejection: NullRejection
-        /// Live spotting thresholds' statistics; `nil` when the configuration cannot spot or the
-        /// model was saved before calibration existed.
-        package var spotting: SpottingCalibration? = nil
         /// Per channel, the weight of its first difference in whole-example search; `nil` = none.
         package var derivativeScales: [Float]? = nil
-        /// What the segmental spotting decoder learned; `nil` in files saved before it.
+        /// What the segmental spotting decoder learned; `nil` when the configuration cannot spot.
         package var segmental: SegmentalModel? = nil
         // Derived at training and after decoding; not stored.
         /// With `derivativeScales`, the same templates with the differences appended (one model).
@@ -116,15 +111,11 @@ public struct DTWClassifier: SequenceClassifier {
             s["nullRejection"] = nullRejection.map { k in
                 "k = \(k); thresholds " + zip(model.classes, t).map { "\($0) \($1)" }.joined(separator: ", ")
             } ?? "off"
-            if canSpot, decoder == .segmental, let m = model.segmental {
+            if canSpot, let m = model.segmental {
                 s["spotting"] = "segmental decoder, insertion penalty \(insertionPenalty ?? SegmentalSpotter.defaultPenalty); "
                     + "log-odds weights (constant, cost, length, movement) "
                     + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
                     + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
-            } else if canSpot, let live = spottingThresholds {
-                s["spotting"] = "k = \(nullRejection ?? SpottingCalibration.defaultK); thresholds "
-                    + zip(model.classes, live).map { "\($0) \($1)" }.joined(separator: ", ")
-                    + (model.spotting == nil ? " (whole-example, not calibrated)" : " (calibrated on subsequence matches)")
             }
         } else {
             s["nullRejection"] = nullRejection.map { "k = \($0) (not trained)" } ?? "off"
@@ -189,8 +180,7 @@ public struct DTWClassifier: SequenceClassifier {
             m.setDifferences(scales, band: band)
             m.rejection.fitWidening(perClass)
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
-            m.spotting = calibratedSpotting(m, examples, labels, examples.indices.map { templateOf[$0] })
-            if canSpot, decoder == .segmental {
+            if canSpot {
                 m.segmental = SegmentalModel.learn(m, examples: examples, labels: labels,
                                                    templateOf: examples.indices.map { templateOf[$0] }, negatives: trainingNegatives)
             }
@@ -209,8 +199,7 @@ public struct DTWClassifier: SequenceClassifier {
                 if d.isFinite { perClass[c].append(d) }
             }
             all.rejection.fitWidening(perClass)
-            all.spotting = calibratedSpotting(all, examples, labels, Array(examples.indices))
-            if canSpot, decoder == .segmental {
+            if canSpot {
                 all.segmental = SegmentalModel.learn(all, examples: examples, labels: labels,
                                                      templateOf: Array(examples.indices), negatives: trainingNegatives)
             }
@@ -226,23 +215,19 @@ public struct DTWClassifier: SequenceClassifier {
         try train(examples, labels: labels, classes: classes)
     }
 
-    /// Whether templates stay in the stream's time scale and units, so a ``DTWSpotter`` can run them
+    /// Whether templates stay in the stream's time scale and units, so the spotter can run them
     /// (it aligns channels dependently whatever `variant` whole examples use).
     public var canSpot: Bool { resample == nil && !zNormalize }
 
-    /// The thresholds a live ``DTWSpotter`` applies: calibrated on subsequence matches
-    /// (``SpottingCalibration``, `k` = `nullRejection` or ``SpottingCalibration/defaultK``); for
-    /// models saved before calibration, the whole-example thresholds when `nullRejection` is set.
-    public var spottingThresholds: [Float]? {
-        guard let model else { return nil }
-        if let cal = model.spotting { return cal.thresholds(k: nullRejection ?? SpottingCalibration.defaultK) }
-        return nullRejection == nil ? nil : model.rejection.thresholds
-    }
-
-    private func calibratedSpotting(_ m: Model, _ examples: [TimeSeries], _ labels: [Int], _ templateOf: [Int?]) -> SpottingCalibration? {
-        guard canSpot else { return nil }
-        return SpottingCalibration.calibrate(m, examples: examples, labels: labels, templateOf: templateOf,
-                                             k: nullRejection ?? SpottingCalibration.defaultK)
+    /// The segmental decoder's model learned from the templates alone, for a file saved without
+    /// one (trained before the decoder existed): its templates are its examples, with no negatives.
+    static func segmentalFromTemplates(_ m: Model) -> SegmentalModel? {
+        let examples = m.lengths.indices.map { k in
+            TimeSeries(channels: (0..<m.channels).map { ch in
+                Array(m.templates[(m.offsets[k] + ch * m.lengths[k])..<(m.offsets[k] + (ch + 1) * m.lengths[k])])
+            })
+        }
+        return SegmentalModel.learn(m, examples: examples, labels: m.labels, templateOf: Array(m.lengths.indices), negatives: [])
     }
 
     /// A class with a single example has no leave-one-out distance: it borrows the pooled distances

@@ -80,6 +80,39 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
 }
 
 extension SegmentalModel {
+    /// Frames of still context after each example in a calibration stream: long enough to hold a
+    /// whole match of the longest template at the fastest plausible speed (see
+    /// ``SpringColumns/maxWarp``), so every still-only match the spotter could report is seen.
+    static func context(_ model: DTWClassifier.Model) -> Int {
+        (model.maxLength + SpringColumns.maxWarp - 1) / SpringColumns.maxWarp + 1
+    }
+    /// DTW cells (stream frames x template frames) the model's scans may spend; beyond it
+    /// fewer examples per class are streamed (at least 2 per class).
+    static let budget = 3e9
+
+    /// The examples streamed at training, in order (each after its predecessor, the first after
+    /// the last): as many of each class as the cell budget allows, evenly spread over its members,
+    /// interleaved so that neighbours differ in class.
+    static func streamOrder(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int]) -> [Int] {
+        let classCount = model.classes.count
+        let totalLength = model.lengths.reduce(0, +)
+        let meanLength = examples.reduce(0) { $0 + $1.frameCount } / max(examples.count, 1)
+        let perStream = Double(2 * (meanLength + context(model))) * Double(totalLength) * Double(model.channels)
+        let streams = max(2 * classCount, Int(budget / max(perStream, 1)))
+        let quota = max(2, streams / max(classCount, 1))
+        var chosen = [[Int]](repeating: [], count: classCount)
+        for cls in 0..<classCount {
+            let members = labels.indices.filter { labels[$0] == cls }
+            let q = min(quota, members.count)
+            chosen[cls] = (0..<q).map { members[$0 * members.count / q] }
+        }
+        var order: [Int] = []
+        for r in 0..<(chosen.map(\.count).max() ?? 0) {
+            for cls in 0..<classCount where r < chosen[cls].count { order.append(chosen[cls][r]) }
+        }
+        return order
+    }
+
     /// One match seen at training: its class, features and whether it was its class's gesture.
     struct Sample { var c: Int; var cost: Float; var length: Int; var movement: Float; var positive: Bool }
 
@@ -107,11 +140,10 @@ extension SegmentalModel {
         }
         var scan = CandidateScan(model, typical: typical)
         var samples: [Sample] = []
-        // Calibration streams as SpottingCalibration builds them: neighbours of other classes, each
-        // followed by its last frame held.
-        let context = SpottingCalibration.context(model)
+        // Streams of neighbours of other classes, each followed by its last frame held.
+        let context = Self.context(model)
         let totalLength = model.lengths.reduce(0, +)
-        let order = SpottingCalibration.streamOrder(model, examples: examples, labels: labels)
+        let order = Self.streamOrder(model, examples: examples, labels: labels)
         for (a, i) in order.enumerated() {
             let j = order[(a + order.count - 1) % order.count]
             let parts = (j == i ? [i] : [j, i])
@@ -130,7 +162,7 @@ extension SegmentalModel {
         }
         samples += truePositives(model, examples: examples, labels: labels, templateOf: templateOf, context: context)
         // Negatives within the same budget of DTW cells.
-        let negativeFrames = Int(SpottingCalibration.budget / Double(max(totalLength * c, 1)))
+        let negativeFrames = Int(Self.budget / Double(max(totalLength * c, 1)))
         var used = 0
         for s in negatives where used < negativeFrames {
             let n = min(s.frameCount, negativeFrames - used)
@@ -181,7 +213,7 @@ extension SegmentalModel {
             var columns = SpringColumns(channels: c, templates: templates, lengths: lengths, offsets: offsets)
             let meanLength = members.reduce(0) { $0 + examples[$1].frameCount } / members.count
             let perExample = Double(meanLength + 2 * context) * Double(lengths.reduce(0, +) * c)
-            let quota = max(2, Int(SpottingCalibration.budget / Double(model.classes.count) / max(perExample, 1)))
+            let quota = max(2, Int(Self.budget / Double(model.classes.count) / max(perExample, 1)))
             let q = min(quota, members.count)
             for i in (0..<q).map({ members[$0 * members.count / q] }) {
                 let e = examples[i], n = e.frameCount

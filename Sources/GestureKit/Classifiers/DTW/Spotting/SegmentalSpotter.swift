@@ -63,7 +63,7 @@ struct SegmentalSpotter: Spotter {
         channels = m.channels
         self.penalty = penalty
         columns = SpringColumns(channels: m.channels, templates: m.templates, lengths: m.lengths, offsets: m.offsets)
-        span = DTWSpotter.maxWarp * (m.lengths.max() ?? 1) + 2
+        span = SpringColumns.maxWarp * (m.lengths.max() ?? 1) + 2
         total = [Double](repeating: 0, count: span)
         newest = [Int](repeating: -1, count: span)
         moved = [Double](repeating: 0, count: span)
@@ -163,7 +163,7 @@ struct SegmentalSpotter: Spotter {
         columns.distances.withUnsafeBufferPointer { d in
             columns.starts.withUnsafeBufferPointer { st in
                 for k in lengths.indices {
-                    let c = labels[k], earliest = max(t + 2 - DTWSpotter.maxWarp * lengths[k], committedEnd + 1)
+                    let c = labels[k], earliest = max(t + 2 - SpringColumns.maxWarp * lengths[k], committedEnd + 1)
                     let reach = reachable[c]
                     var at = columns.cell(k, 0)
                     for _ in 0..<lengths[k] {
@@ -291,10 +291,3 @@ extension SegmentalSpotter {
     static let lagFraction: Float = 0.25
 }
 
-/// How a DTW pipeline spots gestures in a live stream.
-public enum SpottingDecoder: String, Sendable, Codable, CaseIterable {
-    /// One scored decoder (the segmental decoder).
-    case segmental
-    /// The rule stack of earlier versions (``DTWSpotter`` and its second chances).
-    case rules
-}
