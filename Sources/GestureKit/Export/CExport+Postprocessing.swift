@@ -192,12 +192,13 @@ extension CGenerator {
         b.field(.int32, "\(p)after_votes", count: k + 1)
         b.field(.float, "\(p)evidence", count: n)
         b.field(.float, "\(p)wait_evidence", count: n)
+        // One line of C: a trailing backslash continues a Swift string's line.
         b.resetLines.append("""
             { int32_t q; s->\(p)last = -1; s->\(p)before = -1; s->\(p)run = 0; s->\(p)waiting = 0; s->\(p)after_seen = 0; \
             s->\(p)run_start = 0; s->\(p)wait_start = 0; s->\(p)wait_length = 0; s->\(p)wait_before = -1; s->\(p)after_first = -1; \
             for (q = 0; q <= \(k); q++) s->\(p)after_votes[q] = 0; \
             for (q = 0; q < \(n); q++) { s->\(p)evidence[q] = 0.0f; s->\(p)wait_evidence[q] = 0.0f; } }
-            """.replacingOccurrences(of: "\\\n", with: ""))
+            """)
         // The prior of each transition given the contexts before and after (TransitionFilter.choice).
         let choice: String
         if f.counts.isEmpty {
