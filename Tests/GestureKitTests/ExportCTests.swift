@@ -86,4 +86,81 @@ import Darwin
         #expect(c.header.contains("motions_decision motions_push(motions_state *s, const float *frame);"))
         #expect(c.source.contains("sizeof(motions_state) == \(c.ramBytes)"))
     }
+
+    static let cc = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// Runs `tool` with `arguments`, stdin from the file `input`; returns status, stdout, stderr.
+    static func run(_ tool: String, _ arguments: [String], input: String? = nil) throws -> (Int32, String, String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tool)
+        p.arguments = arguments
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).out")
+        let err = out.appendingPathExtension("err")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: err.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: out); try? FileManager.default.removeItem(at: err) }
+        p.standardOutput = try FileHandle(forWritingTo: out)
+        p.standardError = try FileHandle(forWritingTo: err)
+        if let input { p.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: input)) }
+        try p.run()
+        p.waitUntilExit()
+        return (p.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
+    }
+
+    /// The LSTM both ways the recogniser runs it (windows a multiple of their hop: slots carrying
+    /// their state, two layers behind a convolution; the live window: a fresh stream per window, no
+    /// convolution) and the post-processors that report events (HMM, onset, transition, posture
+    /// filters), compiled with -Wall -Wextra -Werror -pedantic, decide on a stream of the 40 test
+    /// recordings as the Swift recogniser does: the same frames, labels and starts, confidences
+    /// within 1e-4.
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
+          arguments: [#""features": {"window": 20, "hop": 5}, "classifier": {"kind": "lstm", "hidden": 8, "layers": 2, "epochs": 3, "convolution": {"filters": 8, "width": 3, "stride": 2}}"#,
+                      #""classifier": {"kind": "lstm", "hidden": 8, "epochs": 3, "convolution": null}"#])
+    func lstmAndEventFiltersDecideAsTheSwiftRecognizer(network: String) throws {
+        let spec = try TestData.spec("""
+            {\(network),
+             "postprocessing": [{"kind": "hmmFilter", "stay": 0.8, "learn": false},
+               {"kind": "onsetFilter", "decisions": 2, "classes": ["Badminton"]},
+               {"kind": "transitionFilter", "classes": ["Badminton"]},
+               {"kind": "postureFilter", "classes": ["Standing", "Walking"]}]}
+            """)
+        let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
+        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-lstm-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try pipeline.exportC(to: dir, prefix: "p")
+        let binary = dir.appendingPathComponent("stream").path
+        let built = try Self.run(Self.cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                                            dir.appendingPathComponent("p.c").path,
+                                            dir.appendingPathComponent("stream_main.c").path, "-lm", "-o", binary])
+        try #require(built.0 == 0, "\(built.2)")
+        var recognizer = Recognizer(pipeline)
+        var csv = ""
+        var swift: [(frame: Int, label: String, confidence: Float, start: Int)] = []
+        var n = 0
+        for example in try Dataset.load(TestData.basicMotionsTest).examples {
+            let s = example.series
+            for f in 0..<s.frameCount {
+                let frame = Array(s.values[(f * s.channelCount)..<((f + 1) * s.channelCount)])
+                csv += frame.map { "\($0)" }.joined(separator: ",") + "\n"
+                if let d = try recognizer.push(frame), let label = d.label {
+                    swift.append((n, label, d.confidence, d.start))
+                }
+                n += 1
+            }
+        }
+        let frames = dir.appendingPathComponent("frames.csv").path
+        try csv.write(toFile: frames, atomically: true, encoding: .utf8)
+        let (status, out, err) = try Self.run(binary, [], input: frames)
+        #expect(status == 0, "\(err)")
+        #expect(err.hasPrefix("\(n) frames"), "\(err)")
+        struct Line: Decodable { var frame: Int; var label: String; var confidence: Float; var start: Int }
+        let c = try out.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        // A recogniser that says nothing proves nothing.
+        #expect(swift.count >= 5)
+        #expect(c.count == swift.count)
+        for (a, b) in zip(swift, c) {
+            #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)")
+            #expect(abs(a.confidence - b.confidence) <= 1e-4, "\(a) vs \(b)")
+        }
+    }
 }

@@ -19,8 +19,10 @@ struct CBuilder {
     struct Field {
         var type: CType
         var name: String
-        /// 1 for a scalar, else an array of this many.
+        /// Elements: 1 for a scalar.
         var count: Int
+        /// Declared as an array (even of one: code indexes it).
+        var isArray: Bool
     }
 
     /// The public names' prefix (`P_init`, `P_state`).
@@ -33,9 +35,9 @@ struct CBuilder {
 
     init(prefix: String) { self.prefix = prefix }
 
-    /// Adds a state field (an array when `count` is given).
-    mutating func field(_ type: CType, _ name: String, count: Int = 1) {
-        fields.append(Field(type: type, name: name, count: count))
+    /// Adds a state field (an array when `count` is given, even a count of 1).
+    mutating func field(_ type: CType, _ name: String, count: Int? = nil) {
+        fields.append(Field(type: type, name: name, count: count ?? 1, isArray: count != nil))
     }
 
     /// Adds `static const float name[]` holding `values` exactly (shortest round-trip literals).
@@ -76,14 +78,14 @@ struct CBuilder {
 
     /// The fields in declaration order; a struct never empty.
     var stateFields: [Field] {
-        fields.isEmpty ? [Field(type: .int32, name: "unused", count: 1)] : fields
+        fields.isEmpty ? [Field(type: .int32, name: "unused", count: 1, isArray: false)] : fields
     }
 
     /// The state struct's declaration.
     var stateDeclaration: String {
         var s = "typedef struct {\n"
         for f in stateFields {
-            s += "    \(f.type.rawValue) \(f.name)\(f.count == 1 ? "" : "[\(f.count)]");\n"
+            s += "    \(f.type.rawValue) \(f.name)\(f.isArray ? "[\(f.count)]" : "");\n"
         }
         return s + "} \(prefix)_state;\n"
     }

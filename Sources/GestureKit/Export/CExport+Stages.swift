@@ -74,6 +74,9 @@ extension CGenerator {
     /// `int decide(state *, const float *frame, int64_t n, raw_decision *)` (1 when it decided).
     mutating func decider() throws -> String {
         let spec = pipeline.spec
+        if case .sequence(let c) = spec.classifier, let lstm = c as? LSTMClassifier {
+            return try lstmDecider(lstm)
+        }
         guard case .vector(let classifier) = spec.classifier else {
             throw Self.refuse("the \(spec.classifier.kind) classifier has no C form yet", field: "classifier (\(spec.classifier.kind))")
         }
@@ -97,14 +100,17 @@ extension CGenerator {
 
     /// The ring of the last `size` frames, each stored twice so the newest window is contiguous,
     /// and a decision every `hop` frames once it is full (``WindowRing``, ``WindowedVectorDecider``).
-    private mutating func windowDecision(_ w: PipelineSpec.Window, widest: Int) {
+    /// `widest`: the feature buffers' width, `nil` for a classifier of raw windows (no buffers).
+    mutating func windowDecision(_ w: PipelineSpec.Window, widest: Int?) {
         let c = channels
         b.field(.float, "ring", count: 2 * w.size * c)
         b.field(.int32, "ring_pos")
         b.field(.int32, "ring_fill")
         b.field(.int32, "ring_phase")
-        b.field(.float, "feat", count: widest)
-        if !pipeline.spec.transforms.isEmpty { b.field(.float, "feat2", count: widest) }
+        if let widest {
+            b.field(.float, "feat", count: widest)
+            if !pipeline.spec.transforms.isEmpty { b.field(.float, "feat2", count: widest) }
+        }
         b.resetLines += ["s->ring_pos = 0;", "s->ring_fill = 0;", "s->ring_phase = 0;"]
         b.functions.append("""
             static int window_decision(\(prefix)_state *s, const float *f, int64_t n, raw_decision *d) {
@@ -131,7 +137,7 @@ extension CGenerator {
     }
 
     /// One report per gesture from the windows of a whole-example classifier (``SlidingExampleDecider``).
-    private mutating func slidingDecision(_ live: LiveWindow) {
+    mutating func slidingDecision(_ live: LiveWindow) {
         let c = channels, k = classCount
         let reach = max(1, live.window / 2)
         let capacity = 2 * reach / live.hop + 2

@@ -100,6 +100,8 @@ struct CGenerator {
     let pipeline: Pipeline
     let prefix: String
     var b: CBuilder
+    /// Whether a post-processor reports events (``Prediction/Event``): the raw decision then carries one.
+    var events = false
 
     init(pipeline: Pipeline, prefix: String) {
         self.pipeline = pipeline
@@ -197,12 +199,20 @@ struct CGenerator {
             #include "\(prefix).h"
             #include <math.h>
 
-            /* A raw decision: class (-1: none), confidence, frames covered; its scores are in s->scores. */
+            /* A raw decision: class (-1: none), confidence, frames covered; its scores are in s->scores.\(events ? """
+
+               ev (-1: none): the class of an event a post-processor reports, its confidence, the frame it began on.
+            """ : "") */
             typedef struct {
                 int32_t cls;
                 float conf;
                 int64_t start;
-                int64_t end;
+                int64_t end;\(events ? """
+
+                int32_t ev;
+                float ev_conf;
+                int64_t ev_since;
+            """ : "")
             } raw_decision;
 
             /* A state whose size differs from the one `gesture export` printed fails to compile. */
@@ -251,8 +261,24 @@ struct CGenerator {
                 if (!\(decide)(s, s->frame, n, &d)) return out;
 
             """
+        if events { s += "    d.ev = -1;\n" }
         if !weigh.isEmpty { s += "    \(weigh)\n" }
         for p in post { s += "    \(p)\n" }
+        if events {
+            // Decision.detection: an event is reported over a span as long as the decision's, from
+            // the frame it began on.
+            s += """
+                    if (d.ev >= 0) {
+                        out.label = d.ev;
+                        out.confidence = d.ev_conf;
+                        out.start = (d.ev_since < d.end ? d.ev_since : d.end) - (d.end - d.start);
+                        if (out.start < 0) out.start = 0;
+                        out.end = d.end;
+                        return out;
+                    }
+
+                """
+        }
         s += """
                 if (d.cls < 0 || d.cls == \(rest)) return out;
                 out.label = d.cls;

@@ -27,7 +27,7 @@ public struct PostureFilter: Postprocessor {
     public var leadsTo: [Int]
 
     private var postures: [Bool] = []
-    private var rest: Int?
+    private(set) var rest: Int?
     private var posture: Int?
     private var away = 0
 
