@@ -106,7 +106,7 @@ struct SpecOptions: ParsableArguments {
     @Option(help: "Null rejection: reject matches farther than mean + K * std of the class's training distances.")
     var nullRejection: Float?
 
-    @Option(help: "A class trained normally but reported as null (the rest or idle label).")
+    @Option(help: "A class trained normally but reported as null (the rest or idle label); a DTW pipeline learns its recordings as negatives instead of a class.")
     var rest: String?
 
     @OptionGroup var window: WindowFlags

@@ -151,6 +151,33 @@ import Testing
         #expect(2 * s.correct > s.wholeCorrect, "\(s.text)")
     }
 
+    /// A DTW pipeline's rest class plays the negatives' role (the studio's "record rest" reaches
+    /// the spotter this way): its examples teach the decoder what to stay silent on, exactly as
+    /// the same recordings given as negatives do, and it is not a class the spotter can report.
+    @Test func aRestClassIsWhatTheSpotterLearnsToIgnore() throws {
+        var data = SyntheticGestures.dataset(perClass: 6, seed: 8)
+        var rng = SeededGenerator(seed: 9)
+        let wiggles = (0..<4).map { k in
+            TimeSeries(frames: (0..<90).map { i -> [Float] in
+                [0.3 * sinf(Float(i) * 0.2 + Float(k)) + 0.02 * rng.nextGaussian(), 0.2 * cosf(Float(i) * 0.15) + 0.02 * rng.nextGaussian()]
+            })
+        }
+        let plain = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: data, negatives: wiggles)
+        data.examples += wiggles.map { Example(series: $0, label: "rest") }
+        data.classes.append("rest")
+        let withRest = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}, "rest": "rest"}"#), on: data)
+        #expect(withRest.classes == SyntheticGestures.classes)
+        #expect(withRest.spec.rest == nil)
+        func model(_ p: Pipeline) -> SegmentalModel? {
+            guard case .sequence(let c) = p.spec.classifier, let dtw = c as? DTWClassifier else { return nil }
+            return dtw.model?.segmental
+        }
+        let learned = try #require(model(withRest))
+        #expect(learned == model(plain))
+        let without = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: SyntheticGestures.dataset(perClass: 6, seed: 8))
+        #expect(learned.samples[1] > (model(without)?.samples[1] ?? .max))
+    }
+
     /// `negatives` reach a windowed pipeline as its rest class, named when the spec names none.
     @Test func negativesBecomeTheRestClassOfOtherPipelines() throws {
         var data = try Dataset.load(TestData.basicMotionsTrain)

@@ -63,7 +63,8 @@ public struct Pipeline: Sendable {
     ///   - progress: receives each step as it happens (stage fitted, LSTM epoch, classifier trained).
     ///   - isCancelled: polled between stages, epochs and folds; true stops with `CancellationError`.
     ///   - negatives: recordings in which no gesture happens (everyday motion), in the data's
-    ///     channels. A classifier that spots (DTW) learns its background from them; every other
+    ///     channels. A classifier that spots (DTW) learns its background from them, and from the
+    ///     examples of the spec's rest class, which it then does not learn as a class; every other
     ///     pipeline takes them as examples of its rest class (``PipelineSpec/rest``, named
     ///     ``negativeLabel`` when the spec has none), cut into windows or into pieces as long as
     ///     the median example. The pipeline keeps what was learned, not the frames.
@@ -83,6 +84,15 @@ public struct Pipeline: Sendable {
         }
         let learnsNegatives: Bool
         if case .sequence(let c) = spec.classifier, spec.window == nil, c is any NegativeLearning { learnsNegatives = true } else { learnsNegatives = false }
+        var negatives = negatives
+        // A spotter's rest class is what negatives are: no gesture. Spotted as a class it would
+        // be reported; learned as background it teaches the spotter what to stay silent on.
+        if learnsNegatives, let rest = spec.rest {
+            negatives += dataset.examples.filter { $0.label == rest }.map(\.series)
+            dataset.examples.removeAll { $0.label == rest }
+            dataset.classes.removeAll { $0 == rest }
+            spec.rest = nil
+        }
         if !negatives.isEmpty, !learnsNegatives {
             let rest = spec.rest ?? negativeLabel
             spec.rest = rest
