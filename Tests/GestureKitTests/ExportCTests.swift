@@ -163,4 +163,61 @@ import Darwin
             #expect(abs(a.confidence - b.confidence) <= 1e-4, "\(a) vs \(b)")
         }
     }
+
+    /// The DTW spotter (SPRING columns, the segmental decoder, its lag, commits and column
+    /// rebuilds) exported and compiled with -Wall -Wextra -Werror -pedantic reports on a stream of
+    /// the 40 BasicMotions test recordings exactly what the Swift recogniser reports: the same
+    /// frames, labels, starts and confidences, including those its flush gives when the input ends
+    /// (printed on the last frame). A frame holding NaN, refused by both, changes neither.
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"))
+    func dtwSpotterDecidesAsTheSwiftRecognizer() throws {
+        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)
+        let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
+        #expect(pipeline.decidesLive)
+        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-dtw-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let c = try pipeline.cExport(prefix: "p")
+        #expect(c.header.contains("p_decision p_flush(p_state *s);"))
+        try pipeline.exportC(to: dir, prefix: "p")
+        let binary = dir.appendingPathComponent("stream").path
+        let built = try Self.run(Self.cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                                            dir.appendingPathComponent("p.c").path,
+                                            dir.appendingPathComponent("stream_main.c").path, "-lm", "-o", binary])
+        try #require(built.0 == 0, "\(built.2)")
+        var recognizer = Recognizer(pipeline)
+        var csv = ""
+        var swift: [(frame: Int, label: String, confidence: Float, start: Int)] = []
+        var n = 0
+        for (e, example) in try Dataset.load(TestData.basicMotionsTest).examples.enumerated() {
+            let s = example.series
+            if e == 7 {
+                let bad = [Float](repeating: .nan, count: s.channelCount)
+                csv += bad.map { _ in "nan" }.joined(separator: ",") + "\n"
+                #expect(throws: GestureKitError.self) { try recognizer.push(bad) }
+            }
+            for f in 0..<s.frameCount {
+                let frame = Array(s.values[(f * s.channelCount)..<((f + 1) * s.channelCount)])
+                csv += frame.map { "\($0)" }.joined(separator: ",") + "\n"
+                if let d = try recognizer.push(frame), let label = d.label {
+                    swift.append((n, label, d.confidence, d.start))
+                }
+                n += 1
+            }
+        }
+        for d in recognizer.flush() { if let label = d.label { swift.append((n - 1, label, d.confidence, d.start)) } }
+        let frames = dir.appendingPathComponent("frames.csv").path
+        try csv.write(toFile: frames, atomically: true, encoding: .utf8)
+        let (status, out, err) = try Self.run(binary, [], input: frames)
+        #expect(status == 0, "\(err)")
+        #expect(err.hasPrefix("\(n) frames"), "\(err)")
+        struct Line: Decodable { var frame: Int; var label: String; var confidence: Float; var start: Int }
+        let lines = try out.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        // A spotter that says nothing proves nothing.
+        #expect(swift.count >= 20)
+        #expect(lines.count == swift.count)
+        for (a, b) in zip(swift, lines) {
+            #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)")
+            #expect(a.confidence == b.confidence, "\(a) vs \(b)")
+        }
+    }
 }

@@ -77,6 +77,9 @@ extension CGenerator {
         if case .sequence(let c) = spec.classifier, let lstm = c as? LSTMClassifier {
             return try lstmDecider(lstm)
         }
+        if case .sequence(let c) = spec.classifier, let dtw = c as? DTWClassifier, spec.window == nil {
+            return try dtwDecider(dtw)
+        }
         guard case .vector(let classifier) = spec.classifier else {
             throw Self.refuse("the \(spec.classifier.kind) classifier has no C form yet", field: "classifier (\(spec.classifier.kind))")
         }

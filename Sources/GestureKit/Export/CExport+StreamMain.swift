@@ -182,7 +182,22 @@ extension CGenerator {
                         detections++;
                     }
                     frames++;
-                }
+                }\(spots ? """
+
+                    if (frames > 0) {
+                        \(p)_decision d;
+                        while ((d = \(p)_flush(&state)).label >= 0) {
+                            printf("{\\"frame\\":%lld,\\"time\\":", frames - 1);
+                            if (rate > 0.0) printf("%.6g", (double)(frames - 1) / rate); else fputs("null", stdout);
+                            fputs(",\\"label\\":", stdout);
+                            put_string(\(p)_class_name(d.label));
+                            fputs(",\\"confidence\\":", stdout);
+                            put_float(d.confidence);
+                            printf(",\\"start\\":%lld}\\n", (long long)d.start);
+                            detections++;
+                        }
+                    }
+                """ : "")
                 fprintf(stderr, "%lld frames, %lld detections, %lld malformed\\n", frames, detections, malformed);
                 return 0;
             }

@@ -1,0 +1,342 @@
+/// The DTW spotter's C: ``SegmentalSpotter`` over ``SpringColumns``, step for step.
+///
+/// `spot_decision(state *, const float *x, int64_t n, raw_decision *)` pushes one pre-processed
+/// frame and returns 1 with the segment it reports on that frame (at most one a frame, oldest
+/// first, as the Swift queue does); `spot_flush` drains what ``SegmentalSpotter/flush()`` reports
+/// when the input ends. Every buffer is sized here from the model, in the caller's state.
+///
+/// Exactness: the SPRING cells are the kernel's (`spring_body.h`): per cell the squared
+/// differences summed channel by channel in float, each square its own statement so no compiler
+/// fuses it into the sum; ties prefer left, then diag, then up. The cut totals and the movement
+/// are Double, the features and log-odds Float with `logf`/`expf` (Swift's `log`/`exp` on Float),
+/// each product its own statement. The cells are laid out template by template rather than in
+/// groups of 8 lanes: the kernel's lanes are independent and its padding cells are never read.
+/// The reach and the lag per class are computed here by the Swift spotter itself.
+extension CGenerator {
+    mutating func dtwDecider(_ dtw: DTWClassifier) throws -> String {
+        let field = "classifier (dtw)"
+        guard dtw.canSpot, let m = dtw.model, let seg = m.segmental else {
+            throw Self.refuse("the DTW model cannot spot (it keeps no segmental model, or rescales its examples)", field: field)
+        }
+        guard m.channels == channels, !m.lengths.isEmpty, seg.costMean.count == classCount,
+              m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
+            throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
+        }
+        let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
+        let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
+        let span = spotter.span, pool = spotter.pool, ch = channels
+        let k = m.lengths.count
+        var cells: [Int] = [], total = 0
+        for n in m.lengths { cells.append(total); total += n }
+        // The Swift spotter keeps at most its scratch array's capacity of live cuts (64 asked; the
+        // allocator may give a little more), and stops collecting there: the same limit here.
+        var probe: [Int] = []
+        probe.reserveCapacity(64)
+        let cap = probe.capacity
+        let w = seg.weights
+        let tiny = CBuilder.literal(SegmentalModel.tiny)
+        let L = CBuilder.literal as (Float) -> String
+
+        b.constant("sp_templates", floats: m.templates)
+        b.constant("sp_offset", ints: m.offsets)
+        b.constant("sp_length", ints: m.lengths)
+        b.constant("sp_label", ints: m.labels)
+        b.constant("sp_cell", ints: cells)
+        b.constant("sp_cost_mean", floats: seg.costMean)
+        b.constant("sp_cost_spread", floats: seg.costSpread)
+        b.constant("sp_typical", floats: seg.typicalLength)
+        b.constant("sp_motion", floats: seg.motion)
+        b.constant("sp_reach", floats: spotter.reachable)
+        b.constant("sp_lag", ints: spotter.lag)
+
+        b.field(.int64, "sp_frame")
+        b.field(.int64, "sp_base")
+        b.field(.int64, "sp_nodes")
+        b.field(.int64, "sp_reported")
+        b.field(.int64, "sp_committed")
+        b.field(.int32, "sp_ready_head")
+        b.field(.int32, "sp_ready_count")
+        b.field(.double, "sp_total", count: span)
+        b.field(.double, "sp_moved", count: span)
+        b.field(.int64, "sp_newest", count: span)
+        b.field(.int64, "sp_seg_start", count: pool)
+        b.field(.int64, "sp_seg_end", count: pool)
+        b.field(.int64, "sp_seg_parent", count: pool)
+        b.field(.int64, "sp_ready", count: pool)
+        b.field(.int64, "sp_scratch", count: cap + 1)
+        b.field(.float, "sp_dist", count: total)
+        b.field(.int32, "sp_start", count: total)
+        b.field(.float, "sp_prev", count: ch)
+        b.field(.float, "sp_history", count: span * ch)
+        b.field(.int32, "sp_seg_class", count: pool)
+        b.field(.float, "sp_seg_odds", count: pool)
+        b.resetLines += [
+            "{ int32_t q; for (q = 0; q < \(total); q++) { s->sp_dist[q] = INFINITY; s->sp_start[q] = 0; } }",
+            "{ int32_t q; for (q = 0; q < \(span); q++) { s->sp_total[q] = 0.0; s->sp_newest[q] = -1; s->sp_moved[q] = 0.0; } }",
+            // previous and history are not cleared by the Swift reset either; zeroed once here so
+            // nothing is read uninitialised (frame 0 reads neither).
+            "{ int32_t q; for (q = 0; q < \(ch); q++) s->sp_prev[q] = 0.0f; for (q = 0; q < \(span * ch); q++) s->sp_history[q] = 0.0f; }",
+            "s->sp_frame = 0; s->sp_base = 0; s->sp_nodes = 0; s->sp_reported = -1; s->sp_committed = -1;",
+            "s->sp_ready_head = 0; s->sp_ready_count = 0;",
+        ]
+
+        b.functions.append("""
+            /* SPRING (SpringColumns.step, the kernel spring_body.h): every template's column advanced by
+               frame x, stream frame t. Row -1 is free; ties prefer left, then diag, then up. */
+            static void sp_step(\(prefix)_state *s, const float *x, int64_t t) {
+                int32_t k, i, c, at, m, leftStart, diagStart, upStart, duStart, bestStart;
+                float left, diag, up, du, best, cost, e, sq, value;
+                const float *y;
+                float *d;
+                int32_t *st;
+                if (t - s->sp_base >= ((int64_t)1 << 30)) {
+                    const int64_t shift = (int64_t)1 << 29, oldest = -((int64_t)1 << 30);
+                    for (i = 0; i < \(total); i++) {
+                        int64_t v = (int64_t)s->sp_start[i] - shift;
+                        s->sp_start[i] = (int32_t)(v > oldest ? v : oldest);
+                    }
+                    s->sp_base += shift;
+                }
+                at = (int32_t)(t - s->sp_base);
+                for (k = 0; k < \(k); k++) {
+                    m = sp_length[k];
+                    y = sp_templates + sp_offset[k];
+                    d = s->sp_dist + sp_cell[k];
+                    st = s->sp_start + sp_cell[k];
+                    left = 0.0f; diag = 0.0f; leftStart = at; diagStart = at;
+                    for (i = 0; i < m; i++) {
+                        e = x[0] - y[i];
+                        cost = e * e;
+                        for (c = 1; c < \(ch); c++) {
+                            e = x[c] - y[c * m + i];
+                            sq = e * e;
+                            cost = cost + sq;
+                        }
+                        up = d[i];
+                        upStart = st[i];
+                        if (up < diag) { du = up; duStart = upStart; } else { du = diag; duStart = diagStart; }
+                        if (du < left) { best = du; bestStart = duStart; } else { best = left; bestStart = leftStart; }
+                        value = cost + best;
+                        d[i] = value;
+                        st[i] = bestStart;
+                        diag = up; diagStart = upStart;
+                        left = value; leftStart = bestStart;
+                    }
+                }
+            }
+
+            /* SegmentalModel.bound(c, cost:): the most log-odds a class-c candidate of cost d can reach. */
+            static float sp_bound(int32_t c, float d) {
+                float l = logf(\(tiny) >= d ? \(tiny) : d), a;
+                a = \(L(w[1])) * (l - sp_cost_mean[c]);
+                a = a / sp_cost_spread[c];
+                return \(L(w[0])) + a;
+            }
+
+            /* SegmentalModel.logOdds: features in float, summed left to right. */
+            static float sp_log_odds(int32_t c, float d, int64_t n, float v) {
+                const float floor_ = \(L(seg.motionFloor));
+                float f0, f1, f2, o, p;
+                f0 = logf(\(tiny) >= d ? \(tiny) : d) - sp_cost_mean[c];
+                f0 = f0 / sp_cost_spread[c];
+                f1 = fabsf(logf((float)n / sp_typical[c]));
+                f2 = fabsf(logf((v + floor_) / (sp_motion[c] + floor_)));
+                p = \(L(w[1])) * f0;
+                o = \(L(w[0])) + p;
+                p = \(L(w[2])) * f1;
+                o = o + p;
+                p = \(L(w[3])) * f2;
+                return o + p;
+            }
+
+            /* The newest segment both cuts hold (-1 or the last report when none newer). */
+            static int64_t sp_ancestor(const \(prefix)_state *s, int64_t a, int64_t b) {
+                while (a > s->sp_reported && b > s->sp_reported && a != b) {
+                    if (a > b) a = s->sp_seg_parent[a % \(pool)]; else b = s->sp_seg_parent[b % \(pool)];
+                }
+                return a == b ? a : s->sp_reported;
+            }
+
+            /* The columns as if the stream began just after the report (the frames since, replayed). */
+            static void sp_rebuild(\(prefix)_state *s) {
+                const int64_t last = s->sp_frame - 1, first = s->sp_committed + 1;
+                int64_t y;
+                int32_t i;
+                if (!(first <= last && last - first < \(span))) {
+                    const int64_t by = s->sp_committed - s->sp_base;
+                    for (i = 0; i < \(total); i++) if ((int64_t)s->sp_start[i] <= by) s->sp_dist[i] = INFINITY;
+                    return;
+                }
+                for (i = 0; i < \(total); i++) { s->sp_dist[i] = INFINITY; s->sp_start[i] = 0; }
+                s->sp_base = first;
+                for (y = first; y <= last; y++) sp_step(s, s->sp_history + (y % \(span)) * \(ch), y);
+            }
+
+            /* Queues every unreported segment on id's cut up to id, oldest first. */
+            static void sp_commit(\(prefix)_state *s, int64_t id) {
+                int64_t a;
+                int32_t len = 0, j;
+                if (id <= s->sp_reported) return;
+                for (a = id; a > s->sp_reported; a = s->sp_seg_parent[a % \(pool)]) len++;
+                j = len - 1;
+                for (a = id; a > s->sp_reported; a = s->sp_seg_parent[a % \(pool)]) {
+                    s->sp_ready[(s->sp_ready_head + s->sp_ready_count + j) % \(pool)] = a;
+                    j--;
+                }
+                s->sp_ready_count += len;
+                s->sp_reported = id;
+                s->sp_committed = s->sp_seg_end[id % \(pool)];
+                sp_rebuild(s);
+            }
+
+            /* Reports the segments every live path agrees on (SegmentalSpotter.settle). */
+            static void sp_settle(\(prefix)_state *s, int64_t t) {
+                const double now = s->sp_total[t % \(span)];
+                int64_t oldest = t + 1, y, previous = INT64_MIN, agreed, a, last;
+                int32_t k, i, c, count = 0, q, found, overflow;
+                for (k = 0; k < \(k); k++) {
+                    int64_t earliest = t + 2 - \(SpringColumns.maxWarp) * (int64_t)sp_length[k];
+                    float reach;
+                    c = sp_label[k];
+                    if (s->sp_committed + 1 > earliest) earliest = s->sp_committed + 1;
+                    reach = sp_reach[c];
+                    for (i = 0; i < sp_length[k]; i++) {
+                        const float dist = s->sp_dist[sp_cell[k] + i];
+                        if (dist < reach) {
+                            const int64_t st = s->sp_base + s->sp_start[sp_cell[k] + i];
+                            if (st < oldest && st >= earliest) {
+                                float bound = sp_bound(c, dist), g, p;
+                                g = logf((float)(t - st + 1) / sp_typical[c]);
+                                g = 0.0f >= g ? 0.0f : g;
+                                p = \(L(w[2])) * g;
+                                bound = bound + p;
+                                if ((st > 0 ? s->sp_total[(st - 1) % \(span)] : 0.0) + (double)(bound - \(L(penalty))) > now) oldest = st;
+                            }
+                        }
+                    }
+                }
+                y = oldest - 1;
+                if (y < 0) y = 0;
+                if (y < t - \(span) + 2) y = t - \(span) + 2;
+                for (; y <= t; y++) {
+                    const int64_t id = s->sp_newest[y % \(span)];
+                    if (id != previous) {
+                        found = 0;
+                        for (q = 0; q < count; q++) if (s->sp_scratch[q] == id) { found = 1; break; }
+                        if (!found) {
+                            if (count == \(cap)) break;
+                            s->sp_scratch[count++] = id;
+                        }
+                    }
+                    previous = id;
+                }
+                if (oldest == 0) s->sp_scratch[count++] = -1;
+                overflow = count == \(cap);
+                if (overflow) {
+                    agreed = s->sp_reported;
+                } else {
+                    agreed = s->sp_scratch[0];
+                    for (q = 1; q < count; q++) agreed = sp_ancestor(s, agreed, s->sp_scratch[q]);
+                }
+                /* A segment that fell out of the history is final whatever is alive. */
+                last = -2;
+                for (a = s->sp_newest[t % \(span)]; a > s->sp_reported; a = s->sp_seg_parent[a % \(pool)]) last = a;
+                if (last != -2 && s->sp_seg_end[last % \(pool)] <= t - \(span) + 2 && last > agreed) agreed = last;
+                /* Fixed lag: a segment on the best cut that ended a while ago is final. */
+                a = s->sp_newest[t % \(span)];
+                while (a > agreed) {
+                    const int64_t j = a % \(pool);
+                    if (s->sp_seg_end[j] + sp_lag[s->sp_seg_class[j]] <= t) { agreed = a; break; }
+                    a = s->sp_seg_parent[j];
+                }
+                sp_commit(s, agreed);
+            }
+
+            /* The oldest queued report, if any (SegmentalSpotter.nextReady / report). */
+            static int sp_next(\(prefix)_state *s, raw_decision *d) {
+                int64_t id, j;
+                int32_t c, kk;
+                float conf;
+                if (s->sp_ready_count == 0) return 0;
+                id = s->sp_ready[s->sp_ready_head];
+                s->sp_ready_head = (s->sp_ready_head + 1) % \(pool);
+                s->sp_ready_count--;
+                j = id % \(pool);
+                c = s->sp_seg_class[j];
+                conf = 1.0f / (1.0f + expf(-s->sp_seg_odds[j]));
+                for (kk = 0; kk < \(classCount); kk++) s->scores[kk] = 0.0f;
+                s->scores[c] = conf;
+                d->cls = c;
+                d->conf = conf;
+                d->start = s->sp_seg_start[j];
+                d->end = s->sp_seg_end[j];
+                return 1;
+            }
+
+            /* SegmentalSpotter.push: one frame; a report when one is final on it. */
+            static int spot_decision(\(prefix)_state *s, const float *x, int64_t n, raw_decision *d) {
+                const int64_t t = s->sp_frame++;
+                const int64_t r = t % \(span);
+                double change = 0.0, best, before;
+                int64_t bestNode, chosenStart = 0;
+                int32_t j, k, chosen = -1;
+                float chosenOdds = 0.0f;
+                (void)n;
+                if (t > 0) for (j = 0; j < \(ch); j++) change = change + (double)fabsf(x[j] - s->sp_prev[j]);
+                s->sp_moved[r] = (t > 0 ? s->sp_moved[(t - 1) % \(span)] : 0.0) + change;
+                for (j = 0; j < \(ch); j++) { s->sp_prev[j] = x[j]; s->sp_history[r * \(ch) + j] = x[j]; }
+                sp_step(s, x, t);
+                best = t > 0 ? s->sp_total[(t - 1) % \(span)] : 0.0;
+                bestNode = t > 0 ? s->sp_newest[(t - 1) % \(span)] : -1;
+                for (k = 0; k < \(k); k++) {
+                    const int32_t at = sp_cell[k] + sp_length[k] - 1, len = sp_length[k];
+                    const float dist = s->sp_dist[at];
+                    const int64_t st = s->sp_base + s->sp_start[at], cnt = t - st + 1;
+                    int32_t c;
+                    float extent, v, odds, gain;
+                    if (!isfinite(dist) || !(st > s->sp_committed) || !(cnt < \(span) - 1)) continue;
+                    if (!(cnt * \(SpringColumns.maxWarp) >= len && cnt <= (int64_t)len * \(SpringColumns.maxWarp))) continue;
+                    c = sp_label[k];
+                    if (!(dist < sp_reach[c])) continue;
+                    extent = (float)cnt / sp_typical[c];
+                    extent = 1.0f < extent ? 1.0f : extent;
+                    if (!(extent * sp_bound(c, dist) > \(L(penalty)))) continue;
+                    v = cnt > 1 ? (float)((s->sp_moved[r] - s->sp_moved[st % \(span)]) / (double)(cnt - 1)) : 0.0f;
+                    odds = sp_log_odds(c, dist, cnt, v);
+                    gain = extent * odds;
+                    gain = gain - \(L(penalty));
+                    if (!(gain > 0.0f)) continue;
+                    before = st > 0 ? s->sp_total[(st - 1) % \(span)] : 0.0;
+                    if (before + (double)gain > best) {
+                        best = before + (double)gain;
+                        chosen = k;
+                        chosenStart = st;
+                        chosenOdds = odds;
+                    }
+                }
+                if (chosen >= 0) {
+                    const int64_t id = s->sp_nodes++, i = id % \(pool);
+                    s->sp_seg_class[i] = sp_label[chosen];
+                    s->sp_seg_start[i] = chosenStart;
+                    s->sp_seg_end[i] = t;
+                    s->sp_seg_odds[i] = chosenOdds;
+                    s->sp_seg_parent[i] = chosenStart > 0 ? s->sp_newest[(chosenStart - 1) % \(span)] : -1;
+                    bestNode = id;
+                }
+                s->sp_total[r] = best;
+                s->sp_newest[r] = bestNode;
+                sp_settle(s, t);
+                return sp_next(s, d);
+            }
+
+            /* SegmentalSpotter.flush: the input has ended; call until it returns 0. */
+            static int spot_flush(\(prefix)_state *s, raw_decision *d) {
+                if (s->sp_frame > 0) sp_commit(s, s->sp_newest[(s->sp_frame - 1) % \(span)]);
+                return sp_next(s, d);
+            }
+
+            """)
+        spots = true
+        return "spot_decision"
+    }
+}
