@@ -28,11 +28,7 @@ extension CGenerator {
         let k = m.lengths.count
         var cells: [Int] = [], total = 0
         for n in m.lengths { cells.append(total); total += n }
-        // The Swift spotter keeps at most its scratch array's capacity of live cuts (64 asked; the
-        // allocator may give a little more), and stops collecting there: the same limit here.
-        var probe: [Int] = []
-        probe.reserveCapacity(64)
-        let cap = probe.capacity
+        let cap = SegmentalSpotter.liveCuts
         let w = seg.weights
         let tiny = CBuilder.literal(SegmentalModel.tiny)
         let L = CBuilder.literal as (Float) -> String
@@ -231,7 +227,7 @@ extension CGenerator {
                     previous = id;
                 }
                 if (oldest == 0) s->sp_scratch[count++] = -1;
-                overflow = count == \(cap);
+                overflow = count >= \(cap);
                 if (overflow) {
                     agreed = s->sp_reported;
                 } else {

@@ -80,7 +80,7 @@ struct SegmentalSpotter: Spotter {
         segStart = segClass; segEnd = segClass; segParent = segClass
         segOdds = [Float](repeating: 0, count: pool)
         ready.reserveCapacity(pool)
-        scratch.reserveCapacity(64)
+        scratch.reserveCapacity(Self.liveCuts + 1)
     }
 
     mutating func reset() {
@@ -187,13 +187,13 @@ struct SegmentalSpotter: Spotter {
         for y in max(oldest - 1, 0, t - span + 2)...t {
             let id = newest[ring(y)]
             if id != previous, !scratch.contains(id) {
-                if scratch.count == scratch.capacity { break }
+                if scratch.count == Self.liveCuts { break }
                 scratch.append(id)
             }
             previous = id
         }
         if oldest == 0 { scratch.append(-1) }
-        let overflow = scratch.count == scratch.capacity
+        let overflow = scratch.count >= Self.liveCuts
         var agreed: Int
         if overflow {
             agreed = reported
@@ -289,5 +289,9 @@ extension SegmentalSpotter {
     /// frames and 100 / 93 / 91 / 94 / 88 / 72 of 120 back to back; at 0.25 the median report amid
     /// motion came 0.7 s after the gesture's end on UWave (2.3 s without) and 3.2 s on Epilepsy (12.6 s).
     static let lagFraction: Float = 0.25
+
+    /// Distinct cuts the agreement check follows at most; beyond them a report waits for the lag
+    /// (a fixed bound, so the exported C decides the same and nothing is allocated per frame).
+    static let liveCuts = 64
 }
 
