@@ -21,6 +21,41 @@ import Testing
         for j in 1..<4 { #expect(abs(Double(w[j]) - truth[j]) < 0.15, "weight \(j): \(w[j]) against \(truth[j])") }
     }
 
+    /// Per-class offsets to the constant are recovered (their differences: class-balanced weighting
+    /// moves every class's constant alike), and folding them into the cost centres adds exactly
+    /// each class's offset to its log-odds.
+    @Test func classOffsetsAreRecoveredAndFoldIntoTheCostCentres() {
+        var rng = SeededGenerator(seed: 13)
+        let truth: [Double] = [0.5, -2, -1, -0.5], offsets: [Double] = [-1, 0, 1.5]
+        var data: [([Float], Bool)] = []
+        for i in 0..<30000 {
+            let c = i % 3
+            var x: [Float] = [1, rng.nextGaussian(), abs(rng.nextGaussian()), abs(rng.nextGaussian()), 0, 0, 0]
+            let z = zip(truth, x).map { $0 * Double($1) }.reduce(0, +) + offsets[c]
+            x[4 + c] = 1
+            data.append((x, Double(rng.nextUnit()) < 1 / (1 + exp(-z))))
+        }
+        let w = SegmentalModel.fitWeights(data)
+        for j in 1..<4 { #expect(abs(Double(w[j]) - truth[j]) < 0.15, "weight \(j): \(w[j]) against \(truth[j])") }
+        for c in 1..<3 {
+            let fitted = Double(w[4 + c] - w[4]), expected = offsets[c] - offsets[0]
+            #expect(abs(fitted - expected) < 0.15, "class \(c) offset \(fitted) against \(expected)")
+        }
+
+        let plain = SegmentalModel(costMean: [1, 2, 3], costSpread: [0.5, 1, 2], typicalLength: [20, 30, 40],
+                                   motion: [0.1, 0.2, 0.3], weights: [0.5, -2, -1, -0.5], samples: [0, 0])
+        var folded = plain
+        let shift: [Float] = [-1, 0.25, 2]
+        folded.fold(offsets: shift)
+        for _ in 0..<200 {
+            let c = Int(rng.nextUnit() * 3) % 3, d = exp(4 * rng.nextUnit()), n = 5 + Int(rng.nextUnit() * 60)
+            let v = rng.nextUnit()
+            let before = plain.logOdds(c, cost: d, length: n, movement: v), after = folded.logOdds(c, cost: d, length: n, movement: v)
+            #expect(abs(after - (before + shift[c])) < 1e-4, "class \(c): \(after) against \(before) + \(shift[c])")
+            #expect(abs(folded.bound(c, cost: d) - (plain.bound(c, cost: d) + shift[c])) < 1e-4)
+        }
+    }
+
     /// A feature that points the wrong way (higher cost, more likely a gesture) is pinned at zero,
     /// which keeps the decoder's bound on live paths valid.
     @Test func weightsThatWouldRewardCostArePinnedAtZero() {

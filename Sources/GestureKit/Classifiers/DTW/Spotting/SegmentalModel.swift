@@ -9,8 +9,11 @@ import Foundation
 /// 2. the length against a typical performance, `|log(n / typicalLength[c])|`;
 /// 3. the movement against the class's templates, `|log((v + e) / (motion[c] + e))|`, with `e` a
 ///    hundredth of the templates' mean movement;
-/// and a constant. One logistic model over them (``weights``, shared by every class) gives the
-/// log-odds that a candidate is its class's gesture. It is fitted at training on:
+/// and a constant. One logistic model over them (``weights``, shared by every class, plus one
+/// offset per class) gives the log-odds that a candidate is its class's gesture. A class whose
+/// matches on everything else come close to its true ones gets a lower offset, so it must match
+/// more closely to be reported; the offset is kept in ``costMean`` (see `fold(offsets:)`).
+/// It is fitted at training on:
 /// - true matches: each training example between its own first and last frame held, against the
 ///   templates of its class that are not itself (leave-one-out);
 /// - false matches: each class's cheapest matches on held frames, on fragments of its own gestures
@@ -21,7 +24,8 @@ import Foundation
 /// its class never scores lower; that bound is what lets the decoder report a gesture as soon as
 /// no path still alive could beat it.
 public struct SegmentalModel: Sendable, Hashable, Codable {
-    /// Per class, the mean log cost of its true matches.
+    /// Per class, the mean log cost of its true matches, moved by the class's learned offset
+    /// (`offset * costSpread / -weights[1]`; files saved before the offsets hold the plain mean).
     public var costMean: [Float]
     /// Per class, the spread of its log true-match costs, drawn toward the spread pooled over
     /// classes as if that were two more of its matches (a class with few matches borrows it).
@@ -186,11 +190,24 @@ extension SegmentalModel {
         }
         var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
                                weights: [0, -1, 0, 0], samples: [samples.filter(\.positive).count, samples.filter { !$0.positive }.count])
-        m.weights = fitWeights(samples.map { s in
+        let positives = samples.filter(\.positive).count
+        let fitted = fitWeights(offsetRidge: 1 / Double(2 * max(positives, 1)), samples.map { s in
             let f = m.features(s.c, cost: s.cost, length: s.length, movement: s.movement)
-            return ([1, f.0, f.1, f.2], s.positive)
+            var x: [Float] = [1, f.0, f.1, f.2] + [Float](repeating: 0, count: classCount)
+            x[4 + s.c] = 1
+            return (x, s.positive)
         })
+        m.weights = Array(fitted[0..<4])
+        m.fold(offsets: Array(fitted[4...]))
         return m
+    }
+
+    /// Adds `offsets[c]` to class `c`'s log-odds by moving its cost centre (`costMean`), so the
+    /// decoder's bound, the file format and the exported C stay as they are. With the cost weight
+    /// pinned at zero there is no cost scale to move them into, and the shared constant stays.
+    mutating func fold(offsets: [Float]) {
+        guard weights[1] < 0 else { return }
+        for c in costMean.indices { costMean[c] += offsets[c] * costSpread[c] / -weights[1] }
     }
 
     /// Each example's true match: the example between its own first and last frame held, matched by
@@ -254,11 +271,13 @@ extension SegmentalModel {
 
     /// Logistic regression by Newton's method, positives and negatives weighted to equal totals,
     /// with a small ridge; weights 1-3 kept at or below zero (a feature pinned at zero is refitted
-    /// without it).
-    static func fitWeights(_ data: [([Float], Bool)]) -> [Float] {
+    /// without it). Columns past the fourth (the class indicators) carry `offsetRidge` instead: on
+    /// this likelihood, where the positives weigh one half in all, `1 / (2 * positives)` is a
+    /// standard normal prior on each offset, so a class with few examples keeps near the shared constant.
+    static func fitWeights(offsetRidge: Double = 1e-3, _ data: [([Float], Bool)]) -> [Float] {
+        let d = data.first?.0.count ?? 4
         let pos = Double(data.filter(\.1).count), neg = Double(data.count) - pos
-        guard pos > 0, neg > 0 else { return [0, -1, 0, 0] }
-        let d = 4
+        guard pos > 0, neg > 0 else { return [0, -1, 0, 0] + [Float](repeating: 0, count: max(d - 4, 0)) }
         var w = [Double](repeating: 0, count: d)
         var pinned = Set<Int>()
         for _ in 0..<8 {
@@ -275,13 +294,16 @@ extension SegmentalModel {
                         for k in 0..<d { h[j * d + k] += weight * p * (1 - p) * Double(x[j]) * Double(x[k]) }
                     }
                 }
-                for j in 0..<d { g[j] -= 1e-3 * w[j]; h[j * d + j] += 1e-3 }
+                for j in 0..<d {
+                    let ridge = j < 4 ? 1e-3 : offsetRidge
+                    g[j] -= ridge * w[j]; h[j * d + j] += ridge
+                }
                 for j in pinned { g[j] = 0; for k in 0..<d { h[j * d + k] = 0; h[k * d + j] = 0 }; h[j * d + j] = 1 }
                 guard let step = solve(h, g, d) else { break }
                 for j in 0..<d { w[j] += step[j] }
                 if step.map(abs).max()! < 1e-8 { break }
             }
-            let wrong = (1..<d).filter { w[$0] > 0 && !pinned.contains($0) }
+            let wrong = (1..<min(d, 4)).filter { w[$0] > 0 && !pinned.contains($0) }
             if wrong.isEmpty { break }
             for j in wrong { pinned.insert(j); w[j] = 0 }
         }
