@@ -186,7 +186,7 @@ import Testing
         #expect(2 * s.correct > s.wholeCorrect, "\(s.text)")
     }
 
-    /// A DTW pipeline's rest class plays the negatives' role (the studio's "record rest" reaches
+    /// A DTW pipeline's rest class plays the negatives' role (the studio's "record not a gesture (rest)" reaches
     /// the spotter this way): its examples teach the decoder what to stay silent on, exactly as
     /// the same recordings given as negatives do, and it is not a class the spotter can report.
     @Test func aRestClassIsWhatTheSpotterLearnsToIgnore() throws {

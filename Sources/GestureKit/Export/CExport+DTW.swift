@@ -190,6 +190,7 @@ extension CGenerator {
                 const double now = s->sp_total[t % \(span)];
                 int64_t oldest = t + 1, y, previous = INT64_MIN, agreed, a, last;
                 int32_t k, i, c, count = 0, q, found, overflow;
+                if (s->sp_nodes - 1 <= s->sp_reported) return;
                 for (k = 0; k < \(k); k++) {
                     int64_t earliest = t + 2 - \(SpringColumns.maxWarp) * (int64_t)sp_length[k];
                     float reach;

@@ -154,6 +154,8 @@ struct SegmentalSpotter: Spotter {
     /// Reports the segments every live path agrees on: the common ancestor of the newest segment on
     /// the best cut now and on every cut a live SPRING path could still extend.
     private mutating func settle(_ t: Int) {
+        // Every cut holds only reported segments until a newer one is found: nothing to agree on.
+        guard nodeCount - 1 > reported else { return }
         let now = total[ring(t)]
         // The oldest start among the live paths that could still beat the best cut now; every
         // cut from a frame before it on is taken as alive (a superset of the live ones: a report
