@@ -58,12 +58,13 @@ import Darwin
     @Test func refusesAStageWithoutACFormAndWritesNothing() throws {
         let spec = try TestData.spec("""
             {"preprocessing": [{"kind": "movingAverage", "window": 3}],
-             "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}
+             "features": {"extractors": [{"kind": "miniRocket", "features": 168, "difference": true}]},
+             "classifier": {"kind": "centroid"}}
             """)
         let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
         #expect(throws: GestureKitError.self) { try pipeline.cExport(prefix: "p") }
         do { _ = try pipeline.cExport(prefix: "p") } catch let e as GestureKitError {
-            #expect(e.field == "preprocessing[0] (movingAverage)")
+            #expect(e.field == "features.extractors[0] (miniRocket)")
             #expect(e.message.hasPrefix("cannot export to C: "))
         }
         let dir = URL(fileURLWithPath: TestData.temporaryFile("refused-\(UUID().uuidString)"))
@@ -203,5 +204,27 @@ import Darwin
         let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 0)
         // A spotter that says nothing proves nothing.
         #expect(swift.count >= 20)
+    }
+
+    /// The streaming filters (moving average, median over odd and even windows, derivatives of both
+    /// orders, Savitzky-Golay centred and at the end point, dead zone) decide as the Swift
+    /// recogniser does on every detection, confidences to the bit: the nearest centroid's
+    /// confidence moves with any feature, so exact equality checks
+    /// the stages' arithmetic, not only the labels.
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
+          arguments: [
+            (#"{"preprocessing": [{"kind": "movingAverage", "window": 4}, {"kind": "median", "window": 5}, {"kind": "deadZone", "lower": -0.2, "upper": 0.3}],"#
+                + #" "features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "rms"]}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"preprocessing": [{"kind": "derivative", "order": 2}, {"kind": "savitzkyGolay", "window": 7}, {"kind": "median", "window": 4}],"#
+                + #" "features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "rms"]}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"preprocessing": [{"kind": "derivative"}, {"kind": "savitzkyGolay", "window": 6, "polynomialOrder": 3, "mode": "endpoint"}],"#
+                + #" "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}"#, nil),
+          ] as [(String, Double?)])
+    func filtersDecideAsTheSwiftRecognizer(spec: String, sampleRate: Double?) throws {
+        var data = try Dataset.load(TestData.basicMotionsTrain)
+        data.sampleRate = sampleRate
+        let pipeline = try Pipeline.train(try TestData.spec(spec), on: data)
+        let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 0)
+        #expect(swift.count >= 5)
     }
 }

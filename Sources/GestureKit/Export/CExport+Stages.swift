@@ -23,6 +23,11 @@ extension CGenerator {
 
                 """)
             return "pre\(i)(s->frame);"
+        case let p as MovingAverage: return try movingAverage(p, index: i, field: field)
+        case let p as MedianFilter: return try median(p, index: i, field: field)
+        case let p as SavitzkyGolay: return try savitzkyGolay(p, index: i, field: field)
+        case let p as Derivative: return try derivative(p, index: i, field: field)
+        case let p as DeadZone: return deadZone(p, index: i)
         default:
             throw Self.refuse("the \(type(of: stage).kind) pre-processor has no C form yet", field: field)
         }
