@@ -207,9 +207,10 @@ import Darwin
     }
 
     /// The streaming filters (moving average, median over odd and even windows, derivatives of both
-    /// orders, Savitzky-Golay centred and at the end point, dead zone) decide as the Swift
-    /// recogniser does on every detection, confidences to the bit: the nearest centroid's
-    /// confidence moves with any feature, so exact equality checks
+    /// orders, Savitzky-Golay centred and at the end point, dead zone), the FFT (Hann, Hamming and
+    /// no taper; windows padded or not; the mean removed or kept; in Hz and in cycles per frame), the
+    /// movement index and PCA decide as the Swift recogniser does on every detection, confidences to
+    /// the bit: the nearest centroid's confidence moves with any feature, so exact equality checks
     /// the stages' arithmetic, not only the labels.
     @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
           arguments: [
@@ -219,8 +220,14 @@ import Darwin
                 + #" "features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "rms"]}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
             (#"{"preprocessing": [{"kind": "derivative"}, {"kind": "savitzkyGolay", "window": 6, "polynomialOrder": 3, "mode": "endpoint"}],"#
                 + #" "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}"#, nil),
+            (#"{"features": {"window": 20, "hop": 5, "extractors": [{"kind": "fft", "bands": 3}, {"kind": "movementIndex"}],"#
+                + #" "transforms": [{"kind": "scale"}, {"kind": "pca", "components": 6}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"features": {"window": 32, "hop": 8, "extractors": [{"kind": "fft", "bands": 5, "windowFunction": "hamming", "removeMean": false}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, nil),
+            (#"{"features": {"extractors": [{"kind": "fft", "windowFunction": "none"}], "transforms": [{"kind": "pca", "varianceFraction": 0.9}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
           ] as [(String, Double?)])
-    func filtersDecideAsTheSwiftRecognizer(spec: String, sampleRate: Double?) throws {
+    func filtersAndSpectralStagesDecideAsTheSwiftRecognizer(spec: String, sampleRate: Double?) throws {
         var data = try Dataset.load(TestData.basicMotionsTrain)
         data.sampleRate = sampleRate
         let pipeline = try Pipeline.train(try TestData.spec(spec), on: data)
