@@ -226,6 +226,11 @@ import Darwin
                 + #" "classifier": {"kind": "centroid"}}"#, nil),
             (#"{"features": {"extractors": [{"kind": "fft", "windowFunction": "none"}], "transforms": [{"kind": "pca", "varianceFraction": 0.9}]},"#
                 + #" "classifier": {"kind": "centroid"}}"#, 10.0),
+            // The FFT's edge cases: one frame (no bins) and two (a one-point transform).
+            (#"{"features": {"window": 1, "hop": 1, "extractors": [{"kind": "fft", "bands": 2}, {"kind": "timeDomain", "features": ["mean"]}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"features": {"window": 2, "hop": 1, "extractors": [{"kind": "fft", "bands": 2}, {"kind": "timeDomain", "features": ["mean"]}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
           ] as [(String, Double?)])
     func filtersAndSpectralStagesDecideAsTheSwiftRecognizer(spec: String, sampleRate: Double?) throws {
         var data = try Dataset.load(TestData.basicMotionsTrain)

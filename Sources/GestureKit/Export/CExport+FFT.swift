@@ -10,8 +10,10 @@ extension CGenerator {
         let n = RealFFT.paddedLength(l), m = n / 2
         let p = "fft\(i)"
         b.constant("\(p)_window", doubles: (0..<l).map { f.weight($0, of: l) })
-        b.constant("\(p)_cos", doubles: (0...m).map { RealFFT.twiddle($0, of: n).cos })
-        b.constant("\(p)_sin", doubles: (0...m).map { RealFFT.twiddle($0, of: n).sin })
+        if m >= 1 {
+            b.constant("\(p)_cos", doubles: (0...m).map { RealFFT.twiddle($0, of: n).cos })
+            b.constant("\(p)_sin", doubles: (0...m).map { RealFFT.twiddle($0, of: n).sin })
+        }
         // The signal packed as RealFFT packs it: even samples real, odd imaginary.
         b.field(.double, "\(p)_re", count: max(m, 1))
         b.field(.double, "\(p)_im", count: max(m, 1))
