@@ -58,12 +58,13 @@ import Darwin
     @Test func refusesAStageWithoutACFormAndWritesNothing() throws {
         let spec = try TestData.spec("""
             {"preprocessing": [{"kind": "movingAverage", "window": 3}],
-             "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}
+             "features": {"extractors": [{"kind": "miniRocket", "features": 168, "difference": true}]},
+             "classifier": {"kind": "centroid"}}
             """)
         let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
         #expect(throws: GestureKitError.self) { try pipeline.cExport(prefix: "p") }
         do { _ = try pipeline.cExport(prefix: "p") } catch let e as GestureKitError {
-            #expect(e.field == "preprocessing[0] (movingAverage)")
+            #expect(e.field == "features.extractors[0] (miniRocket)")
             #expect(e.message.hasPrefix("cannot export to C: "))
         }
         let dir = URL(fileURLWithPath: TestData.temporaryFile("refused-\(UUID().uuidString)"))
@@ -107,12 +108,73 @@ import Darwin
         return (p.terminationStatus, try String(contentsOf: out, encoding: .utf8), try String(contentsOf: err, encoding: .utf8))
     }
 
+    /// A detection as `stream_main.c` prints it, and as the Swift recogniser reports it.
+    struct Replayed: Decodable, CustomStringConvertible {
+        var frame: Int
+        var label: String
+        var confidence: Float
+        var start: Int
+        var description: String { "frame \(frame) \(label) \(confidence) from \(start)" }
+    }
+
+    /// Exports `pipeline`, compiles the C with -Wall -Wextra -Werror -pedantic, and replays the 40
+    /// BasicMotions test recordings back to back (a NaN frame before the eighth, which both refuse)
+    /// through the C and the Swift recogniser, flush included (printed on the last frame). Expects
+    /// the same frames, labels and starts, and confidences at most `tolerance` apart.
+    /// - Returns: the Swift recogniser's detections, for the caller to check there are enough.
+    @discardableResult
+    static func expectCDecidesAsSwift(_ pipeline: Pipeline, tolerance: Float,
+                                      sourceLocation: SourceLocation = #_sourceLocation) throws -> [Replayed] {
+        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try pipeline.exportC(to: dir, prefix: "p")
+        let binary = dir.appendingPathComponent("stream").path
+        let built = try run(cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                                  dir.appendingPathComponent("p.c").path,
+                                  dir.appendingPathComponent("stream_main.c").path, "-lm", "-o", binary])
+        try #require(built.0 == 0, "\(built.2)", sourceLocation: sourceLocation)
+        var recognizer = Recognizer(pipeline)
+        var csv = ""
+        var swift: [Replayed] = []
+        var n = 0
+        for (e, example) in try Dataset.load(TestData.basicMotionsTest).examples.enumerated() {
+            let s = example.series
+            if e == 7 {
+                let bad = [Float](repeating: .nan, count: s.channelCount)
+                csv += bad.map { _ in "nan" }.joined(separator: ",") + "\n"
+                #expect(throws: GestureKitError.self, sourceLocation: sourceLocation) { try recognizer.push(bad) }
+            }
+            for f in 0..<s.frameCount {
+                let frame = Array(s.values[(f * s.channelCount)..<((f + 1) * s.channelCount)])
+                csv += frame.map { "\($0)" }.joined(separator: ",") + "\n"
+                if let d = try recognizer.push(frame), let label = d.label {
+                    swift.append(Replayed(frame: n, label: label, confidence: d.confidence, start: d.start))
+                }
+                n += 1
+            }
+        }
+        for d in recognizer.flush() {
+            if let label = d.label { swift.append(Replayed(frame: n - 1, label: label, confidence: d.confidence, start: d.start)) }
+        }
+        let frames = dir.appendingPathComponent("frames.csv").path
+        try csv.write(toFile: frames, atomically: true, encoding: .utf8)
+        let (status, out, err) = try run(binary, [], input: frames)
+        #expect(status == 0, "\(err)", sourceLocation: sourceLocation)
+        #expect(err.hasPrefix("\(n) frames"), "\(err)", sourceLocation: sourceLocation)
+        let c = try out.split(separator: "\n").map { try JSONDecoder().decode(Replayed.self, from: Data($0.utf8)) }
+        #expect(c.count == swift.count, sourceLocation: sourceLocation)
+        for (a, b) in zip(swift, c) {
+            #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)", sourceLocation: sourceLocation)
+            #expect(abs(a.confidence - b.confidence) <= tolerance, "\(a) vs \(b)", sourceLocation: sourceLocation)
+        }
+        return swift
+    }
+
     /// The LSTM both ways the recogniser runs it (windows a multiple of their hop: slots carrying
     /// their state, two layers behind a convolution; the live window: a fresh stream per window, no
     /// convolution) and the post-processors that report events (HMM, onset, transition, posture
-    /// filters), compiled with -Wall -Wextra -Werror -pedantic, decide on a stream of the 40 test
-    /// recordings as the Swift recogniser does: the same frames, labels and starts, confidences
-    /// within 1e-4.
+    /// filters) decide as the Swift recogniser does: the same frames, labels and starts,
+    /// confidences within 1e-4 (Swift's gate sums are BLAS).
     @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
           arguments: [#""features": {"window": 20, "hop": 5}, "classifier": {"kind": "lstm", "hidden": 8, "layers": 2, "epochs": 3, "convolution": {"filters": 8, "width": 3, "stride": 2}}"#,
                       #""classifier": {"kind": "lstm", "hidden": 8, "epochs": 3, "convolution": null}"#])
@@ -125,99 +187,56 @@ import Darwin
                {"kind": "postureFilter", "classes": ["Standing", "Walking"]}]}
             """)
         let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
-        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-lstm-\(UUID().uuidString)"))
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try pipeline.exportC(to: dir, prefix: "p")
-        let binary = dir.appendingPathComponent("stream").path
-        let built = try Self.run(Self.cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
-                                            dir.appendingPathComponent("p.c").path,
-                                            dir.appendingPathComponent("stream_main.c").path, "-lm", "-o", binary])
-        try #require(built.0 == 0, "\(built.2)")
-        var recognizer = Recognizer(pipeline)
-        var csv = ""
-        var swift: [(frame: Int, label: String, confidence: Float, start: Int)] = []
-        var n = 0
-        for example in try Dataset.load(TestData.basicMotionsTest).examples {
-            let s = example.series
-            for f in 0..<s.frameCount {
-                let frame = Array(s.values[(f * s.channelCount)..<((f + 1) * s.channelCount)])
-                csv += frame.map { "\($0)" }.joined(separator: ",") + "\n"
-                if let d = try recognizer.push(frame), let label = d.label {
-                    swift.append((n, label, d.confidence, d.start))
-                }
-                n += 1
-            }
-        }
-        let frames = dir.appendingPathComponent("frames.csv").path
-        try csv.write(toFile: frames, atomically: true, encoding: .utf8)
-        let (status, out, err) = try Self.run(binary, [], input: frames)
-        #expect(status == 0, "\(err)")
-        #expect(err.hasPrefix("\(n) frames"), "\(err)")
-        struct Line: Decodable { var frame: Int; var label: String; var confidence: Float; var start: Int }
-        let c = try out.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 1e-4)
         // A recogniser that says nothing proves nothing.
         #expect(swift.count >= 5)
-        #expect(c.count == swift.count)
-        for (a, b) in zip(swift, c) {
-            #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)")
-            #expect(abs(a.confidence - b.confidence) <= 1e-4, "\(a) vs \(b)")
-        }
     }
 
     /// The DTW spotter (SPRING columns, the segmental decoder, its lag, commits and column
-    /// rebuilds) exported and compiled with -Wall -Wextra -Werror -pedantic reports on a stream of
-    /// the 40 BasicMotions test recordings exactly what the Swift recogniser reports: the same
-    /// frames, labels, starts and confidences, including those its flush gives when the input ends
-    /// (printed on the last frame). A frame holding NaN, refused by both, changes neither.
+    /// rebuilds) reports exactly what the Swift recogniser reports: the same frames, labels,
+    /// starts and confidences, including those its flush gives when the input ends.
     @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"))
     func dtwSpotterDecidesAsTheSwiftRecognizer() throws {
         let spec = try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)
         let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
         #expect(pipeline.decidesLive)
-        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-dtw-\(UUID().uuidString)"))
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let c = try pipeline.cExport(prefix: "p")
-        #expect(c.header.contains("p_decision p_flush(p_state *s);"))
-        try pipeline.exportC(to: dir, prefix: "p")
-        let binary = dir.appendingPathComponent("stream").path
-        let built = try Self.run(Self.cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
-                                            dir.appendingPathComponent("p.c").path,
-                                            dir.appendingPathComponent("stream_main.c").path, "-lm", "-o", binary])
-        try #require(built.0 == 0, "\(built.2)")
-        var recognizer = Recognizer(pipeline)
-        var csv = ""
-        var swift: [(frame: Int, label: String, confidence: Float, start: Int)] = []
-        var n = 0
-        for (e, example) in try Dataset.load(TestData.basicMotionsTest).examples.enumerated() {
-            let s = example.series
-            if e == 7 {
-                let bad = [Float](repeating: .nan, count: s.channelCount)
-                csv += bad.map { _ in "nan" }.joined(separator: ",") + "\n"
-                #expect(throws: GestureKitError.self) { try recognizer.push(bad) }
-            }
-            for f in 0..<s.frameCount {
-                let frame = Array(s.values[(f * s.channelCount)..<((f + 1) * s.channelCount)])
-                csv += frame.map { "\($0)" }.joined(separator: ",") + "\n"
-                if let d = try recognizer.push(frame), let label = d.label {
-                    swift.append((n, label, d.confidence, d.start))
-                }
-                n += 1
-            }
-        }
-        for d in recognizer.flush() { if let label = d.label { swift.append((n - 1, label, d.confidence, d.start)) } }
-        let frames = dir.appendingPathComponent("frames.csv").path
-        try csv.write(toFile: frames, atomically: true, encoding: .utf8)
-        let (status, out, err) = try Self.run(binary, [], input: frames)
-        #expect(status == 0, "\(err)")
-        #expect(err.hasPrefix("\(n) frames"), "\(err)")
-        struct Line: Decodable { var frame: Int; var label: String; var confidence: Float; var start: Int }
-        let lines = try out.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        #expect(try pipeline.cExport(prefix: "p").header.contains("p_decision p_flush(p_state *s);"))
+        let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 0)
         // A spotter that says nothing proves nothing.
         #expect(swift.count >= 20)
-        #expect(lines.count == swift.count)
-        for (a, b) in zip(swift, lines) {
-            #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)")
-            #expect(a.confidence == b.confidence, "\(a) vs \(b)")
-        }
+    }
+
+    /// The streaming filters (moving average, median over odd and even windows, derivatives of both
+    /// orders, Savitzky-Golay centred and at the end point, dead zone), the FFT (Hann, Hamming and
+    /// no taper; windows padded or not; the mean removed or kept; in Hz and in cycles per frame), the
+    /// movement index and PCA decide as the Swift recogniser does on every detection, confidences to
+    /// the bit: the nearest centroid's confidence moves with any feature, so exact equality checks
+    /// the stages' arithmetic, not only the labels.
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
+          arguments: [
+            (#"{"preprocessing": [{"kind": "movingAverage", "window": 4}, {"kind": "median", "window": 5}, {"kind": "deadZone", "lower": -0.2, "upper": 0.3}],"#
+                + #" "features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "rms"]}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"preprocessing": [{"kind": "derivative", "order": 2}, {"kind": "savitzkyGolay", "window": 7}, {"kind": "median", "window": 4}],"#
+                + #" "features": {"window": 20, "hop": 5, "extractors": [{"kind": "timeDomain", "features": ["mean", "std", "rms"]}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"preprocessing": [{"kind": "derivative"}, {"kind": "savitzkyGolay", "window": 6, "polynomialOrder": 3, "mode": "endpoint"}],"#
+                + #" "features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "centroid"}}"#, nil),
+            (#"{"features": {"window": 20, "hop": 5, "extractors": [{"kind": "fft", "bands": 3}, {"kind": "movementIndex"}],"#
+                + #" "transforms": [{"kind": "scale"}, {"kind": "pca", "components": 6}]}, "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"features": {"window": 32, "hop": 8, "extractors": [{"kind": "fft", "bands": 5, "windowFunction": "hamming", "removeMean": false}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, nil),
+            (#"{"features": {"extractors": [{"kind": "fft", "windowFunction": "none"}], "transforms": [{"kind": "pca", "varianceFraction": 0.9}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
+            // The FFT's edge cases: one frame (no bins) and two (a one-point transform).
+            (#"{"features": {"window": 1, "hop": 1, "extractors": [{"kind": "fft", "bands": 2}, {"kind": "timeDomain", "features": ["mean"]}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
+            (#"{"features": {"window": 2, "hop": 1, "extractors": [{"kind": "fft", "bands": 2}, {"kind": "timeDomain", "features": ["mean"]}]},"#
+                + #" "classifier": {"kind": "centroid"}}"#, 10.0),
+          ] as [(String, Double?)])
+    func filtersAndSpectralStagesDecideAsTheSwiftRecognizer(spec: String, sampleRate: Double?) throws {
+        var data = try Dataset.load(TestData.basicMotionsTrain)
+        data.sampleRate = sampleRate
+        let pipeline = try Pipeline.train(try TestData.spec(spec), on: data)
+        let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 0)
+        #expect(swift.count >= 5)
     }
 }

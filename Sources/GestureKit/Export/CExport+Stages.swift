@@ -23,6 +23,11 @@ extension CGenerator {
 
                 """)
             return "pre\(i)(s->frame);"
+        case let p as MovingAverage: return try movingAverage(p, index: i, field: field)
+        case let p as MedianFilter: return try median(p, index: i, field: field)
+        case let p as SavitzkyGolay: return try savitzkyGolay(p, index: i, field: field)
+        case let p as Derivative: return try derivative(p, index: i, field: field)
+        case let p as DeadZone: return deadZone(p, index: i)
         default:
             throw Self.refuse("the \(type(of: stage).kind) pre-processor has no C form yet", field: field)
         }
@@ -254,6 +259,18 @@ extension CGenerator {
                 }
                 gravity(g, index: i)
                 calls.append("extract\(i)(w, out + \(offset));")
+            case let m as MovementIndex:
+                guard m.channelNames?.count == channels else {
+                    throw Self.refuse("the extractor is not fitted to \(channels) channels", field: field)
+                }
+                movementIndex(index: i)
+                calls.append("extract\(i)(w, out + \(offset));")
+            case let f as FFTFeatures:
+                guard f.channelNames?.count == channels, f.bands >= 1 else {
+                    throw Self.refuse("the extractor is not fitted to \(channels) channels", field: field)
+                }
+                fft(f, index: i, frames: windowFrames)
+                calls.append("extract\(i)(s, w, out + \(offset));")
             case let r as MiniRocket:
                 try miniRocket(r, index: i, frames: windowFrames, field: field)
                 calls.append("extract\(i)(s, w, out + \(offset));")
@@ -272,7 +289,7 @@ extension CGenerator {
         return offset
     }
 
-    private var windowFrames: Int {
+    var windowFrames: Int {
         pipeline.spec.window?.size ?? pipeline.liveWindow?.window ?? 0
     }
 
@@ -331,6 +348,30 @@ extension CGenerator {
                     (void)crossings;
                     (void)abs_diff;
                     \(lines.joined(separator: "\n        "))
+                }
+            }
+
+            """)
+    }
+
+    /// ``MovementIndex``: per channel the root of the mean squared deviation from the window's
+    /// mean, two passes in Double.
+    private mutating func movementIndex(index i: Int) {
+        let c = channels, n = windowFrames
+        b.functions.append("""
+            static void extract\(i)(const float *w, float *out) {
+                int32_t i, j;
+                for (j = 0; j < \(c); j++) {
+                    double sum = 0.0, mean, sq = 0.0;
+                    for (i = 0; i < \(n); i++) sum += (double)w[i * \(c) + j];
+                    mean = sum / \(n).0;
+                    for (i = 0; i < \(n); i++) {
+                        const double d = (double)w[i * \(c) + j] - mean;
+                        /* The square its own statement: no compiler may fuse it into the sum. */
+                        const double d2 = d * d;
+                        sq += d2;
+                    }
+                    out[j] = (float)sqrt(sq / \(n).0);
                 }
             }
 
@@ -421,6 +462,26 @@ extension CGenerator {
             """)
     }
 
+    /// ``PCA/transform(_:into:)``: each component a Float sum over the inputs in order of the
+    /// axis times the centred input.
+    private mutating func pca(index i: Int, inputs d: Int, outputs k: Int) {
+        b.functions.append("""
+            static void pca\(i)(const float *x, float *y) {
+                int32_t r, q;
+                for (r = 0; r < \(k); r++) {
+                    float acc = 0.0f;
+                    for (q = 0; q < \(d); q++) {
+                        /* The product its own statement: no compiler may fuse it into the sum. */
+                        const float term = tr\(i)_basis[r * \(d) + q] * (x[q] - tr\(i)_mean[q]);
+                        acc = acc + term;
+                    }
+                    y[r] = acc;
+                }
+            }
+
+            """)
+    }
+
     /// The transforms' weights, and `classify_window` (features, transforms ping-ponging between
     /// `feat` and `feat2`, the classifier) to emit after the classifier: the classifier's input
     /// width, the widest buffer needed and that function.
@@ -438,6 +499,14 @@ extension CGenerator {
                 b.constant("tr\(i)_offset", floats: o)
                 b.constant("tr\(i)_scale", floats: k)
                 lines.append("for (j = 0; j < \(width); j++) \(output)[j] = (\(input)[j] - tr\(i)_offset[j]) / tr\(i)_scale[j];")
+            case let p as PCA:
+                guard let mean = p.mean, let basis = p.basis, mean.count == width, p.outputCount >= 1 else {
+                    throw Self.refuse("the PCA is not fitted to \(width) features", field: field)
+                }
+                b.constant("tr\(i)_mean", floats: mean)
+                b.constant("tr\(i)_basis", floats: basis)
+                lines.append("pca\(i)(\(input), \(output));")
+                pca(index: i, inputs: width, outputs: p.outputCount)
             default:
                 throw Self.refuse("the \(type(of: t).kind) transform has no C form yet", field: field)
             }

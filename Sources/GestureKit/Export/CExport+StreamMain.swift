@@ -108,6 +108,17 @@ extension CGenerator {
                 putchar('"');
             }
 
+            /* One detection as a JSON line; the time is null when the sample rate is unknown. */
+            static void put_detection(long long frame, double rate, \(p)_decision d) {
+                printf("{\\"frame\\":%lld,\\"time\\":", frame);
+                if (rate > 0.0) printf("%.6g", (double)frame / rate); else fputs("null", stdout);
+                fputs(",\\"label\\":", stdout);
+                put_string(\(p)_class_name(d.label));
+                fputs(",\\"confidence\\":", stdout);
+                put_float(d.confidence);
+                printf(",\\"start\\":%lld}\\n", (long long)d.start);
+            }
+
             static void unquote(char *s) {
                 size_t n = strlen(s);
                 if (n >= 2 && s[0] == s[n - 1] && (s[0] == '"' || s[0] == '\\'')) {
@@ -172,13 +183,7 @@ extension CGenerator {
                     if (!ok) { malformed++; continue; }
                     d = \(p)_push(&state, frame);
                     if (d.label >= 0) {
-                        printf("{\\"frame\\":%lld,\\"time\\":", frames);
-                        if (rate > 0.0) printf("%.6g", (double)frames / rate); else fputs("null", stdout);
-                        fputs(",\\"label\\":", stdout);
-                        put_string(\(p)_class_name(d.label));
-                        fputs(",\\"confidence\\":", stdout);
-                        put_float(d.confidence);
-                        printf(",\\"start\\":%lld}\\n", (long long)d.start);
+                        put_detection(frames, rate, d);
                         detections++;
                     }
                     frames++;
@@ -187,13 +192,7 @@ extension CGenerator {
                     if (frames > 0) {
                         \(p)_decision d;
                         while ((d = \(p)_flush(&state)).label >= 0) {
-                            printf("{\\"frame\\":%lld,\\"time\\":", frames - 1);
-                            if (rate > 0.0) printf("%.6g", (double)(frames - 1) / rate); else fputs("null", stdout);
-                            fputs(",\\"label\\":", stdout);
-                            put_string(\(p)_class_name(d.label));
-                            fputs(",\\"confidence\\":", stdout);
-                            put_float(d.confidence);
-                            printf(",\\"start\\":%lld}\\n", (long long)d.start);
+                            put_detection(frames - 1, rate, d);
                             detections++;
                         }
                     }

@@ -7,7 +7,7 @@ import Foundation
 /// `<prefix>_state` per stream, sized at compile time; weights are `static const` arrays (flash on
 /// a microcontroller). Only the C standard library and libm are used. Float32 throughout, except
 /// where the Swift path accumulates in Double (time-domain statistics, the live window's activity,
-/// Butterworth sections), which the C does the same way, in the same order.
+/// Butterworth sections, the FFT, several filters), which the C does the same way, in the same order.
 ///
 /// ```swift
 /// let sizes = try Pipeline.load("live.gesture").exportC(to: URL(fileURLWithPath: "out"), prefix: "live")

@@ -149,9 +149,9 @@ public struct FFTFeatures: FeatureExtractor {
         }
     }
 
-    /// Periodic window weight of sample i of l.
+    /// Periodic window weight of sample i of l (the C export writes the same values).
     @inline(__always)
-    private func weight(_ i: Int, of l: Int) -> Double {
+    func weight(_ i: Int, of l: Int) -> Double {
         switch windowFunction {
         case .none: return 1
         case .hann: return l > 1 ? 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(l)) : 1

@@ -48,6 +48,12 @@ enum RealFFT {
         }
     }
 
+    /// `cos` and `sin` of `-2 pi k / n`: the tables' entry k (the C export writes the same values).
+    static func twiddle(_ k: Int, of n: Int) -> (cos: Double, sin: Double) {
+        let angle = -2 * Double.pi * Double(k) / Double(n)
+        return (cos(angle), sin(angle))
+    }
+
     /// Scratch values ``powerSpectrum(_:count:scratch:power:)`` needs for length n.
     static func scratchCount(_ n: Int) -> Int { 2 * n + 2 }
 
@@ -67,10 +73,7 @@ enum RealFFT {
         let wc = UnsafeMutableBufferPointer(rebasing: scratch[n..<(n + m + 1)])
         let ws = UnsafeMutableBufferPointer(rebasing: scratch[(n + m + 1)..<(n + 2 * m + 2)])
         if !twiddlesReady {
-            for k in 0...m {
-                let angle = -2 * Double.pi * Double(k) / Double(n)
-                wc[k] = cos(angle); ws[k] = sin(angle)
-            }
+            for k in 0...m { (wc[k], ws[k]) = twiddle(k, of: n) }
         }
         for k in 0..<m { re[k] = x[2 * k]; im[k] = x[2 * k + 1] }
         complexFFT(re: re, im: im, count: m, cos: wc, sin: ws)
