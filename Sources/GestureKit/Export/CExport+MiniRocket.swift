@@ -3,14 +3,42 @@ import CGestureKernels
 /// MiniRocket's C: a scalar form of the vector kernels in CGestureKernels (minirocket.c), which
 /// compute every output element-wise in a fixed order, so the scalar loop gives their bits.
 extension CGenerator {
-    /// Emits `extract<i>(state *, const float *window, float *out)` for a fitted MiniRocket.
+    /// Emits `extract<i>(state *, const float *window, float *out)` for a fitted MiniRocket: its
+    /// transform of the window, then, when fitted with one, its transform of the window's first
+    /// differences (frame t+1 less frame t; one frame of zeros from a one-frame window).
     mutating func miniRocket(_ e: MiniRocket, index i: Int, frames: Int, field: String) throws {
         guard let m = e.model, m.channelNames.count == channels else {
             throw Self.refuse("the extractor is not fitted to \(channels) channels", field: field)
         }
-        if e.differenceModel != nil {
-            throw Self.refuse("MiniRocket's difference half has no C form yet", field: field)
+        try miniRocketHalf(m, name: "mr\(i)", frames: frames, pools: e.multiPooling)
+        guard let dm = e.differenceModel else {
+            b.functions.append("""
+                static void extract\(i)(\(prefix)_state *s, const float *w, float *out) { mr\(i)_extract(s, w, out); }
+
+                """)
+            return
         }
+        guard dm.channelNames.count == channels else {
+            throw Self.refuse("the difference half is not fitted to \(channels) channels", field: field)
+        }
+        let dFrames = max(frames - 1, 1), offset = m.biases.count * e.pools
+        try miniRocketHalf(dm, name: "mr\(i)d", frames: dFrames, pools: e.multiPooling)
+        b.field(.float, "mr\(i)_dx", count: dFrames * channels)
+        let difference = frames < 2 ? "0.0f" : "w[t + \(channels)] - w[t]"
+        b.functions.append("""
+            static void extract\(i)(\(prefix)_state *s, const float *w, float *out) {
+                float *dx = s->mr\(i)_dx;
+                int32_t t;
+                mr\(i)_extract(s, w, out);
+                for (t = 0; t < \(dFrames * channels); t++) dx[t] = \(difference);
+                mr\(i)d_extract(s, dx, out + \(offset));
+            }
+
+            """)
+    }
+
+    /// One fitted transform over a window of `frames` frames, as `<name>_extract`.
+    private mutating func miniRocketHalf(_ m: MiniRocket.Model, name p: String, frames: Int, pools multiPooling: Bool) throws {
         // One channel of channels x frames when fitted end to end, else the channels as they are.
         let rows = m.concatenated ? 1 : channels
         let n = m.concatenated ? frames * channels : frames
@@ -20,7 +48,6 @@ extension CGenerator {
             gk_minirocket_kernel_indices(k, &three)
             taps += three.map(Int.init)
         }
-        let p = "mr\(i)"
         b.constant("\(p)_taps", ints: taps)
         b.constant("\(p)_dilations", ints: m.dilations.map(Int.init))
         b.constant("\(p)_per", ints: m.featuresPerDilation.map(Int.init))
@@ -32,7 +59,7 @@ extension CGenerator {
         b.field(.float, "\(p)_alpha", count: rows * n)
         b.field(.float, "\(p)_c", count: n)
         let pool: String
-        if e.multiPooling {
+        if multiPooling {
             pool = """
                         float total = 0.0f;
                         int64_t frame_sum = 0;
@@ -67,8 +94,8 @@ extension CGenerator {
                 return g;
             }
 
-            /* MiniRocket\(e.multiPooling ? " with MultiRocket's four pools" : ""): \(m.biases.count) biases over \(m.dilations.count) dilations. */
-            static void extract\(i)(\(prefix)_state *s, const float *w, float *out) {
+            /* MiniRocket\(multiPooling ? " with MultiRocket's four pools" : ""): \(m.biases.count) biases over \(m.dilations.count) dilations. */
+            static void \(p)_extract(\(prefix)_state *s, const float *w, float *out) {
                 float *x = s->\(p)_x, *al = s->\(p)_alpha, *c = s->\(p)_c;
                 int32_t r, t, di, k, j, q, f = 0, kc = 0, next = 0;
                 for (r = 0; r < \(channels); r++)

@@ -43,13 +43,18 @@ extension CGenerator {
         b.constant("pre\(i)_co", doubles: filter.coefficients)
         b.field(.double, "pre\(i)_z", count: 2 * sections * channels)
         b.field(.int32, "pre\(i)_primed")
+        // A non-finite sample is replaced by the channel's previous input, 0 before any.
+        b.field(.float, "pre\(i)_last", count: channels)
         b.resetLines.append("s->pre\(i)_primed = 0;")
         b.resetLines.append("{ int32_t q; for (q = 0; q < \(2 * sections * channels); q++) s->pre\(i)_z[q] = 0.0; }")
+        b.resetLines.append("{ int32_t q; for (q = 0; q < \(channels); q++) s->pre\(i)_last[q] = 0.0f; }")
         b.functions.append("""
             static void pre\(i)(\(prefix)_state *s, float *f) {
                 int32_t j, k;
                 for (j = 0; j < \(channels); j++) {
-                    double u = (double)f[j];
+                    const float x = isfinite(f[j]) ? f[j] : s->pre\(i)_last[j];
+                    double u = (double)x;
+                    s->pre\(i)_last[j] = x;
                     for (k = 0; k < \(sections); k++) {
                         const double *co = pre\(i)_co + 5 * k;
                         double *z = s->pre\(i)_z + 2 * (j * \(sections) + k);
