@@ -62,16 +62,15 @@ extension CGenerator {
         b.field(.int64, "sp_scratch", count: cap + 1)
         b.field(.float, "sp_dist", count: total)
         b.field(.int32, "sp_start", count: total)
-        b.field(.float, "sp_prev", count: ch)
         b.field(.float, "sp_history", count: span * ch)
         b.field(.int32, "sp_seg_class", count: pool)
         b.field(.float, "sp_seg_odds", count: pool)
         b.resetLines += [
             "{ int32_t q; for (q = 0; q < \(total); q++) { s->sp_dist[q] = INFINITY; s->sp_start[q] = 0; } }",
             "{ int32_t q; for (q = 0; q < \(span); q++) { s->sp_total[q] = 0.0; s->sp_newest[q] = -1; s->sp_moved[q] = 0.0; } }",
-            // previous and history are not cleared by the Swift reset either; zeroed once here so
-            // nothing is read uninitialised (frame 0 reads neither).
-            "{ int32_t q; for (q = 0; q < \(ch); q++) s->sp_prev[q] = 0.0f; for (q = 0; q < \(span * ch); q++) s->sp_history[q] = 0.0f; }",
+            // The history is not cleared by the Swift reset either; zeroed once here so nothing is
+            // read uninitialised (frame 0 reads none of it).
+            "{ int32_t q; for (q = 0; q < \(span * ch); q++) s->sp_history[q] = 0.0f; }",
             "s->sp_frame = 0; s->sp_base = 0; s->sp_nodes = 0; s->sp_reported = -1; s->sp_committed = -1;",
             "s->sp_ready_head = 0; s->sp_ready_count = 0;",
         ]
@@ -279,9 +278,9 @@ extension CGenerator {
                 int32_t j, k, chosen = -1;
                 float chosenOdds = 0.0f;
                 (void)n;
-                if (t > 0) for (j = 0; j < \(ch); j++) change = change + (double)fabsf(x[j] - s->sp_prev[j]);
+                if (t > 0) for (j = 0; j < \(ch); j++) change = change + (double)fabsf(x[j] - s->sp_history[((t - 1) % \(span)) * \(ch) + j]);
                 s->sp_moved[r] = (t > 0 ? s->sp_moved[(t - 1) % \(span)] : 0.0) + change;
-                for (j = 0; j < \(ch); j++) { s->sp_prev[j] = x[j]; s->sp_history[r * \(ch) + j] = x[j]; }
+                for (j = 0; j < \(ch); j++) s->sp_history[r * \(ch) + j] = x[j];
                 sp_step(s, x, t);
                 best = t > 0 ? s->sp_total[(t - 1) % \(span)] : 0.0;
                 bestNode = t > 0 ? s->sp_newest[(t - 1) % \(span)] : -1;

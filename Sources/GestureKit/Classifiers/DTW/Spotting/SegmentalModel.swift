@@ -188,9 +188,9 @@ extension SegmentalModel {
         let spread = (0..<classCount).map { cls in
             max(((squares[cls] + 2 * pooledVariance) / (Float(max(logs[cls].count - 1, 0)) + 2)).squareRoot(), 0.05)
         }
-        var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
-                               weights: [0, -1, 0, 0], samples: [samples.filter(\.positive).count, samples.filter { !$0.positive }.count])
         let positives = samples.filter(\.positive).count
+        var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
+                               weights: [0, -1, 0, 0], samples: [positives, samples.count - positives])
         let fitted = fitWeights(offsetRidge: 1 / Double(2 * max(positives, 1)), samples.map { s in
             let f = m.features(s.c, cost: s.cost, length: s.length, movement: s.movement)
             var x: [Float] = [1, f.0, f.1, f.2] + [Float](repeating: 0, count: classCount)

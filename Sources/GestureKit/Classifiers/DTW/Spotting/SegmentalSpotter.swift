@@ -38,8 +38,8 @@ struct SegmentalSpotter: Spotter {
     var total: [Double]
     var newest: [Int]
     var moved: [Double]
-    var previous: [Float]
-    /// The last `span` frames, so the columns can be rebuilt from just after a report.
+    /// The last `span` frames: the previous one for the movement, and the frames since a report
+    /// to rebuild the columns from.
     var history: [Float]
     // Segments, by increasing id, in a ring of `pool` entries.
     let pool: Int
@@ -67,7 +67,6 @@ struct SegmentalSpotter: Spotter {
         total = [Double](repeating: 0, count: span)
         newest = [Int](repeating: -1, count: span)
         moved = [Double](repeating: 0, count: span)
-        previous = [Float](repeating: 0, count: m.channels)
         history = [Float](repeating: 0, count: span * m.channels)
         reachable = segmental.costMean.indices.map { c in
             let w0 = segmental.weights[0], w1 = segmental.weights[1]
@@ -101,9 +100,9 @@ struct SegmentalSpotter: Spotter {
         frame += 1
         let r = ring(t)
         var change = 0.0
-        if t > 0 { for k in 0..<channels { change += Double(abs(x[k] - previous[k])) } }
+        if t > 0 { let p = ring(t - 1) * channels; for k in 0..<channels { change += Double(abs(x[k] - history[p + k])) } }
         moved[r] = (t > 0 ? moved[ring(t - 1)] : 0) + change
-        for k in 0..<channels { previous[k] = x[k]; history[r * channels + k] = x[k] }
+        for k in 0..<channels { history[r * channels + k] = x[k] }
         columns.step(x, frame: t)
 
         // best[t]: background from t-1, or the best segment ending at t.
