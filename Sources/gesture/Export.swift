@@ -12,7 +12,8 @@ struct Export: ParsableCommand {
             caller-owned NAME_state) and DIR/stream_main.c, a host program that reads CSV frames on stdin
             and prints each detection as `gesture stream P --json` does:
               cc -std=c99 -O2 DIR/NAME.c DIR/stream_main.c -lm -o stream && ./stream < frames.csv
-            Prints the bytes of the weights (flash) and of one state (RAM). A pipeline with a stage that
+            Prints the bytes of the weights (flash) and of one state (RAM); --weights f16 stores kNN's
+            examples, DTW's templates and ridge's and the LSTM's weights as half floats. A pipeline with a stage that
             has no C form yet is refused with the stage named, and nothing is written.
             """)
 
@@ -25,10 +26,16 @@ struct Export: ParsableCommand {
     @Option(help: "Prefix of the C names and files (default: the pipeline's file name).")
     var name: String?
 
+    @Option(help: ArgumentHelp("How the large learned arrays are stored: f32 (decides exactly as the pipeline) or f16 (half the flash for them; decisions near a boundary may differ).", valueName: "f32|f16"))
+    var weights: String = "f32"
+
     @Flag(help: "Print one JSON object: files, flashBytes, ramBytes.")
     var json = false
 
     func validate() throws {
+        guard CExport.Weights(rawValue: weights) != nil else {
+            throw ValidationError("--weights must be f32 or f16, got \"\(weights)\"")
+        }
         if let name, !CExport.isValidPrefix(name) {
             throw ValidationError("--name must be a C name (a letter, then letters, digits or _), got \"\(name)\"")
         }
@@ -46,7 +53,8 @@ struct Export: ParsableCommand {
             let prefix = name ?? CExport.prefix(forFile: pipeline)
             let written: CExport.Written
             do {
-                written = try p.exportC(to: URL(fileURLWithPath: directory), prefix: prefix)
+                written = try p.exportC(to: URL(fileURLWithPath: directory), prefix: prefix,
+                                        weights: CExport.Weights(rawValue: weights) ?? .float32)
             } catch let e as GestureKitError where e.file == nil {
                 throw e.inFile(pipeline)
             }

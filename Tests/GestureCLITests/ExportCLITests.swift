@@ -114,5 +114,8 @@ import Testing
         let bad = try CLI.run(["export", path("any.gesture"), "--c", path("out"), "--name", "9lives"])
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--name must be a C name"), "\(bad.stderr)")
+        let weights = try CLI.run(["export", path("any.gesture"), "--c", path("out"), "--weights", "int4"])
+        #expect(weights.status == 64)
+        #expect(weights.stderr.contains("--weights must be f32 or f16, got \"int4\""), "\(weights.stderr)")
     }
 }

@@ -125,11 +125,14 @@ import Darwin
     @discardableResult
     /// With `overflow`, three frames of alternating +-3e38 go before the fifth recording: finite, so
     /// both take them, and a derivative of them overflows to infinity for the stages after it.
+    /// With `agreement`, the export's weights are stored as `weights` and only that share of the
+    /// detections (frame, label and start; the larger count of the two) must agree.
     static func expectCDecidesAsSwift(_ pipeline: Pipeline, tolerance: Float, overflow: Bool = false,
+                                      weights: CExport.Weights = .float32, agreement: Double? = nil,
                                       sourceLocation: SourceLocation = #_sourceLocation) throws -> [Replayed] {
         let dir = URL(fileURLWithPath: TestData.temporaryFile("export-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: dir) }
-        try pipeline.exportC(to: dir, prefix: "p")
+        try pipeline.exportC(to: dir, prefix: "p", weights: weights)
         let binary = dir.appendingPathComponent("stream").path
         let built = try run(cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
                                   dir.appendingPathComponent("p.c").path,
@@ -166,6 +169,14 @@ import Darwin
         #expect(status == 0, "\(err)", sourceLocation: sourceLocation)
         #expect(err.hasPrefix("\(n) frames"), "\(err)", sourceLocation: sourceLocation)
         let c = try out.split(separator: "\n").map { try JSONDecoder().decode(Replayed.self, from: Data($0.utf8)) }
+        if let agreement {
+            let key = { (r: Replayed) in "\(r.frame) \(r.label) \(r.start)" }
+            let inC = Set(c.map(key))
+            let same = swift.filter { inC.contains(key($0)) }.count
+            #expect(Double(same) >= agreement * Double(max(swift.count, c.count)), "\(same) of \(swift.count) Swift and \(c.count) C detections agree",
+                    sourceLocation: sourceLocation)
+            return swift
+        }
         #expect(c.count == swift.count, sourceLocation: sourceLocation)
         for (a, b) in zip(swift, c) {
             #expect(a.frame == b.frame && a.label == b.label && a.start == b.start, "\(a) vs \(b)", sourceLocation: sourceLocation)
@@ -193,6 +204,60 @@ import Darwin
         let pipeline = try Pipeline.train(spec, on: try Dataset.load(TestData.basicMotionsTrain))
         let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 1e-4)
         // A recogniser that says nothing proves nothing.
+        #expect(swift.count >= 5)
+    }
+
+    /// Half floats: every half reads back, through the emitted C, as exactly the float it stands
+    /// for, and every float becomes the nearest half (ties to even), as IEEE 754 rounds.
+    #if !(os(macOS) && arch(x86_64))
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"))
+    func halfFloatsConvertExactly() throws {
+        var probes: [Float] = [0, -0, 1, -1, 65504, 65519.99, 65520, -65520, 1e-8, 2.9802322e-8, 2.9802326e-8, 5.9604645e-8,
+                               6.1035156e-5, 6.1e-5, .infinity, -.infinity, .greatestFiniteMagnitude, 1.00048828125, 1.000732421875]
+        var rng = SeededGenerator(seed: 7)
+        for _ in 0..<200_000 { probes.append(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))) }
+        for h in 0...UInt16.max where !Float16(bitPattern: h).isNaN {
+            probes.append(Float(Float16(bitPattern: h)))
+            probes.append(Float(Float16(bitPattern: h)).nextUp)
+        }
+        for v in probes {
+            let want = Float16(v)
+            if want.isNaN { #expect(Float16(bitPattern: CBuilder.half(v)).isNaN); continue }
+            #expect(CBuilder.half(v) == want.bitPattern, "\(v): \(CBuilder.half(v)) against \(want.bitPattern)")
+        }
+        var b = CBuilder(prefix: "t", storage: .float16)
+        b.weights("w", [1])
+        let dir = URL(fileURLWithPath: TestData.temporaryFile("half-\(UUID().uuidString)"))
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let source = "#include <math.h>\n#include <stdint.h>\n#include <stdio.h>\n#include <string.h>\n" + b.functions.joined(separator: "\n")
+            + "\nint main(void) { uint32_t h, u; float f; for (h = 0; h < 65536u; h++) { f = t_h2f((uint16_t)h); memcpy(&u, &f, 4); printf(\"%u\\n\", (unsigned)u); } return 0; }\n"
+        try source.write(to: dir.appendingPathComponent("h.c"), atomically: true, encoding: .utf8)
+        let binary = dir.appendingPathComponent("h").path
+        let built = try Self.run(Self.cc!, ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2", dir.appendingPathComponent("h.c").path, "-lm", "-o", binary])
+        try #require(built.0 == 0, "\(built.2)")
+        let lines = try Self.run(binary, []).1.split(separator: "\n").compactMap { UInt32($0) }
+        try #require(lines.count == 65536)
+        for h in 0...UInt16.max {
+            let want = Float(Float16(bitPattern: h)), got = Float(bitPattern: lines[Int(h)])
+            #expect(want.isNaN ? got.isNaN : got.bitPattern == want.bitPattern, "half \(h): \(got) against \(want)")
+        }
+    }
+    #endif
+
+    /// Half-float weights: the flash of the large arrays halves, and the decisions on the held-out
+    /// BasicMotions recordings stay those of the float32 pipeline but for a few near a boundary
+    /// (measured: every one of 4000 frames for DTW and kNN; the floor leaves room for other data).
+    @Test(.enabled(if: ExportCTests.cc != nil, "needs a C compiler (cc)"),
+          arguments: [#"{"classifier": {"kind": "dtw"}}"#,
+                      #"{"features": {"extractors": [{"kind": "timeDomain"}], "transforms": [{"kind": "scale"}]}, "classifier": {"kind": "knn"}}"#,
+                      #"{"features": {"window": 20, "hop": 5}, "classifier": {"kind": "lstm", "hidden": 8, "epochs": 3, "convolution": {"filters": 8, "width": 3, "stride": 2}}}"#])
+    func halfFloatWeightsDecideAlmostAsFloat32(spec: String) throws {
+        let pipeline = try Pipeline.train(try TestData.spec(spec), on: try Dataset.load(TestData.basicMotionsTrain))
+        let full = try pipeline.cExport(prefix: "p"), half = try pipeline.cExport(prefix: "p", weights: .float16)
+        #expect(half.flashBytes < full.flashBytes * 6 / 10)
+        #expect(!full.source.contains("p_h2f"))
+        let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 1, weights: .float16, agreement: 0.9)
         #expect(swift.count >= 5)
     }
 

@@ -6,10 +6,11 @@ import Foundation
 struct CBuilder {
     /// A scalar type of a state field or constant.
     enum CType: String {
-        case float, double, int32 = "int32_t", int64 = "int64_t"
+        case float, double, int32 = "int32_t", int64 = "int64_t", uint16 = "uint16_t"
 
         var size: Int {
             switch self {
+            case .uint16: 2
             case .float, .int32: 4
             case .double, .int64: 8
             }
@@ -33,7 +34,13 @@ struct CBuilder {
     var functions: [String] = []
     var resetLines: [String] = []
 
-    init(prefix: String) { self.prefix = prefix }
+    /// How the large learned arrays (``weights(_:_:)``) are stored.
+    let storage: CExport.Weights
+
+    init(prefix: String, storage: CExport.Weights = .float32) {
+        self.prefix = prefix
+        self.storage = storage
+    }
 
     /// Adds a state field (an array when `count` is given, even a count of 1).
     mutating func field(_ type: CType, _ name: String, count: Int? = nil) {
@@ -43,6 +50,66 @@ struct CBuilder {
     /// Adds `static const float name[]` holding `values` exactly (shortest round-trip literals).
     mutating func constant(_ name: String, floats values: [Float]) {
         constant(name, type: .float, literals: values.map(CBuilder.literal))
+    }
+
+    /// Adds a large learned array that the code reads only through ``read(_:)`` from a pointer of
+    /// type ``weightType``: float32 as ``constant(_:floats:)``, or IEEE half floats (half the
+    /// flash; each read widens one exactly to float, so the arithmetic stays float32).
+    mutating func weights(_ name: String, _ values: [Float]) {
+        switch storage {
+        case .float32:
+            constant(name, floats: values)
+        case .float16:
+            if !functions.contains(where: { $0.contains("\(prefix)_h2f(uint16_t h)") }) { functions.insert(halfToFloat, at: 0) }
+            constant(name, type: .uint16, literals: values.map { String(CBuilder.half($0)) + "u" })
+        }
+    }
+
+    /// The C type a pointer into a ``weights(_:_:)`` array points to.
+    var weightType: String { storage == .float32 ? "float" : "uint16_t" }
+
+    /// A float expression for the weight that `element` (a C lvalue into a weights array) holds.
+    func read(_ element: String) -> String {
+        storage == .float32 ? element : "\(prefix)_h2f(\(element))"
+    }
+
+    /// Half to float, exactly, in portable C99: normal halves by moving the bits, the rest (zero,
+    /// subnormal, infinite, NaN) by arithmetic.
+    private var halfToFloat: String {
+        """
+        static float \(prefix)_h2f(uint16_t h) {
+            uint32_t e = (uint32_t)(h >> 10) & 31u, m = (uint32_t)h & 1023u, bits;
+            float v;
+            if (e == 0u) {
+                v = (float)m * 5.9604644775390625e-8f;
+            } else if (e == 31u) {
+                v = m ? NAN : INFINITY;
+            } else {
+                bits = ((e + 112u) << 23) | (m << 13);
+                memcpy(&v, &bits, sizeof v);
+            }
+            return (h & 0x8000u) ? -v : v;
+        }
+        """
+    }
+
+    /// `v` as the nearest IEEE half (ties to even; beyond the largest half, infinity).
+    static func half(_ v: Float) -> UInt16 {
+        let bits = v.bitPattern
+        let sign = UInt16((bits >> 16) & 0x8000)
+        if v.isNaN { return sign | 0x7E00 }
+        let a = abs(v)
+        if a >= 65520 { return sign | 0x7C00 }  // rounds past 65504
+        if a < 6.103515625e-05 {
+            // Subnormal half: a multiple of 2^-24, rounded to even.
+            let q = (a * 16_777_216).rounded(.toNearestOrEven)
+            return sign | UInt16(q)
+        }
+        let e = Int((bits >> 23) & 0xFF) - 127, m = bits & 0x7F_FFFF
+        var h = UInt32(e + 15) << 10 | (m >> 13)
+        let rest = m & 0x1FFF
+        if rest > 0x1000 || (rest == 0x1000 && h & 1 == 1) { h += 1 }  // a carry into the exponent is right
+        return sign | UInt16(h)
     }
 
     mutating func constant(_ name: String, doubles values: [Double]) {

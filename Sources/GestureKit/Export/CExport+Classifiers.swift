@@ -27,11 +27,11 @@ extension CGenerator {
         let first: String, next: String
         switch knn.metric {
         case .euclidean:
-            first = "e = x[0] - col[j]; blk[j] = e * e;"
-            next = "e = xf - col[j]; blk[j] = e * e + blk[j];"
+            first = "e = x[0] - \(b.read("col[j]")); blk[j] = e * e;"
+            next = "e = xf - \(b.read("col[j]")); blk[j] = e * e + blk[j];"
         case .manhattan:
             first = "blk[j] = 0.0f; (void)e;"
-            next = "blk[j] = blk[j] + fabsf(xf - col[j]);"
+            next = "blk[j] = blk[j] + fabsf(xf - \(b.read("col[j]")));"
         case .cosine:
             throw Self.refuse("the cosine metric's sums are reordered by the Swift compiler and cannot be matched", field: field)
         }
@@ -39,7 +39,7 @@ extension CGenerator {
         let manhattan = knn.metric == .manhattan
         // Dimension-major as in Swift: a block of training vectors' distances grows feature by
         // feature, each in the order Swift sums it, and vectorises as Swift's does.
-        b.constant("knn_vectors", floats: m.vectors)
+        b.weights("knn_vectors", m.vectors)
         b.constant("knn_labels", ints: m.labels)
         let limits = thresholds(m.rejection)
         if let limits { b.constant("knn_threshold", floats: limits) }
@@ -53,7 +53,7 @@ extension CGenerator {
                 for (q = 0; q < \(k); q++) { top_d[q] = INFINITY; top_i[q] = -1; }
                 for (j0 = 0; j0 < \(n); j0 += 32) {
                     int32_t m = \(n) - j0 < 32 ? \(n) - j0 : 32;
-                    const float *col = knn_vectors + j0;
+                    const \(b.weightType) *col = knn_vectors + j0;
                     for (j = 0; j < m; j++) { \(first) }
                     for (f = \(manhattan ? 0 : 1); f < \(d); f++) {
                         const float xf = x[f];
@@ -145,7 +145,7 @@ extension CGenerator {
         let p = m.dimensions
         b.constant("ridge_mean", floats: m.means)
         b.constant("ridge_scale", floats: m.scales)
-        b.constant("ridge_weight", floats: m.weights)
+        b.weights("ridge_weight", m.weights)
         b.constant("ridge_intercept", floats: m.intercepts)
         b.functions.append("""
             static void classify(\(prefix)_state *s, const float *x, raw_decision *d) {
@@ -153,10 +153,10 @@ extension CGenerator {
                 double e[\(classCount)], top, total = 0.0;
                 int32_t c, j, best = 0;
                 for (c = 0; c < \(classCount); c++) {
-                    const float *w = ridge_weight + c * \(p);
+                    const \(b.weightType) *w = ridge_weight + c * \(p);
                     float acc = 0.0f;
                     /* The standardised feature, recomputed per class (the same value) to keep it out of RAM. */
-                    for (j = 0; j < \(p); j++) acc = acc + w[j] * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
+                    for (j = 0; j < \(p); j++) acc = acc + \(b.read("w[j]")) * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
                     decision[c] = acc + ridge_intercept[c];
                     if (!isfinite(decision[c])) {
                         for (c = 0; c < \(classCount); c++) s->scores[c] = 0.0f;

@@ -33,7 +33,7 @@ extension CGenerator {
         let tiny = CBuilder.literal(SegmentalModel.tiny)
         let L = CBuilder.literal as (Float) -> String
 
-        b.constant("sp_templates", floats: m.templates)
+        b.weights("sp_templates", m.templates)
         b.constant("sp_offset", ints: m.offsets)
         b.constant("sp_length", ints: m.lengths)
         b.constant("sp_label", ints: m.labels)
@@ -81,7 +81,7 @@ extension CGenerator {
             static void sp_step(\(prefix)_state *s, const float *x, int64_t t) {
                 int32_t k, i, c, at, m, leftStart, diagStart, upStart, duStart, bestStart;
                 float left, diag, up, du, best, cost, e, sq, value;
-                const float *y;
+                const \(b.weightType) *y;
                 float *d;
                 int32_t *st;
                 if (t - s->sp_base >= ((int64_t)1 << 30)) {
@@ -100,10 +100,10 @@ extension CGenerator {
                     st = s->sp_start + sp_cell[k];
                     left = 0.0f; diag = 0.0f; leftStart = at; diagStart = at;
                     for (i = 0; i < m; i++) {
-                        e = x[0] - y[i];
+                        e = x[0] - \(b.read("y[i]"));
                         cost = e * e;
                         for (c = 1; c < \(ch); c++) {
-                            e = x[c] - y[c * m + i];
+                            e = x[c] - \(b.read("y[c * m + i]"));
                             sq = e * e;
                             cost = cost + sq;
                         }

@@ -101,7 +101,7 @@ extension CGenerator {
         let scores = at
         at += K
         let slotFloats = at
-        b.constant("lstm_theta", floats: m.parameters)
+        b.weights("lstm_theta", m.parameters)
         b.constant("lstm_mean", floats: m.inputMean)
         b.constant("lstm_inv_std", floats: m.inputStd.map { 1 / $0 })
         b.field(.float, "lstm", count: slots * slotFloats)
@@ -122,7 +122,7 @@ extension CGenerator {
                         st[\(ring) + (slot + \(w)) * \(C) + j] = v;
                     }
                     if (seen < \(w) || (seen - \(w)) % \(cv.stride) != 0) return;
-                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = lstm_theta[\(layout.convBias.lowerBound) + j];
+                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = \(b.read("lstm_theta[\(layout.convBias.lowerBound) + j]"));
                     lstm_gemv(\(F), \(w * C), lstm_theta + \(layout.convWeights.lowerBound), st + \(ring) + (slot + 1) * \(C), st + \(zOffsets[0]));
                     for (j = 0; j < \(F); j++) {
                         if (st[\(zOffsets[0]) + j] < 0.0f) st[\(zOffsets[0]) + j] = 0.0f;
@@ -141,7 +141,7 @@ extension CGenerator {
             // h goes to this layer's z (next step) and to the next layer's input, as in Swift.
             let out = l + 1 < L ? zOffsets[l + 1] : z + I
             layers += """
-                    for (j = 0; j < \(G); j++) g[j] = lstm_theta[\(layout.lstmBias[l].lowerBound) + j];
+                    for (j = 0; j < \(G); j++) g[j] = \(b.read("lstm_theta[\(layout.lstmBias[l].lowerBound) + j]"));
                     lstm_gemv(\(G), \(I + H), lstm_theta + \(layout.lstmWeights[l].lowerBound), st + \(z), g);
                     for (j = 0; j < \(3 * H); j++) g[j] = lstm_sigmoid(g[j]);
                     for (j = \(3 * H); j < \(G); j++) g[j] = lstm_tanh(g[j]);
@@ -185,12 +185,12 @@ extension CGenerator {
             static float lstm_tanh(float x) { return 1.0f - 2.0f / (lstm_exp(2.0f * x) + 1.0f); }
 
             /* y += A x, A m x n column-major, column by column (BLAS blocks the sums differently). */
-            static void lstm_gemv(int32_t m, int32_t n, const float *a, const float *x, float *y) {
+            static void lstm_gemv(int32_t m, int32_t n, const \(b.weightType) *a, const float *x, float *y) {
                 int32_t i, j;
                 for (j = 0; j < n; j++) {
                     const float xj = x[j];
-                    const float *col = a + j * m;
-                    for (i = 0; i < m; i++) y[i] = y[i] + col[i] * xj;
+                    const \(b.weightType) *col = a + j * m;
+                    for (i = 0; i < m; i++) y[i] = y[i] + \(b.read("col[i]")) * xj;
                 }
             }
 
@@ -198,7 +198,7 @@ extension CGenerator {
             static void lstm_head(\(prefix)_state *s, int32_t k) {
                 float *st = s->lstm + k * \(slotFloats), *logits = s->lstm_logits, *out = st + \(scores), top, sum = 0.0f, inv;
                 int32_t j, best = 0;
-                for (j = 0; j < \(K); j++) logits[j] = lstm_theta[\(layout.headBias.lowerBound) + j];
+                for (j = 0; j < \(K); j++) logits[j] = \(b.read("lstm_theta[\(layout.headBias.lowerBound) + j]"));
                 lstm_gemv(\(K), \(H), lstm_theta + \(layout.headWeights.lowerBound), st + \(top), logits);
                 top = logits[0];
                 for (j = 1; j < \(K); j++) {
