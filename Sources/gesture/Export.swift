@@ -12,8 +12,9 @@ struct Export: ParsableCommand {
             caller-owned NAME_state) and DIR/stream_main.c, a host program that reads CSV frames on stdin
             and prints each detection as `gesture stream P --json` does:
               cc -std=c99 -O2 DIR/NAME.c DIR/stream_main.c -lm -o stream && ./stream < frames.csv
-            Prints the bytes of the weights (flash) and of one state (RAM); --weights f16 stores kNN's
-            examples, DTW's templates and ridge's and the LSTM's weights as half floats. A pipeline with a stage that
+            Prints the bytes of the weights (flash) and of one state (RAM); --weights f16 (or int8)
+            stores kNN's examples, DTW's templates and ridge's and the LSTM's weights as half floats
+            (or 8-bit integers with one scale per array). A pipeline with a stage that
             has no C form yet is refused with the stage named, and nothing is written.
             """)
 
@@ -26,7 +27,7 @@ struct Export: ParsableCommand {
     @Option(help: "Prefix of the C names and files (default: the pipeline's file name).")
     var name: String?
 
-    @Option(help: ArgumentHelp("How the large learned arrays are stored: f32 (decides exactly as the pipeline) or f16 (half the flash for them; decisions near a boundary may differ).", valueName: "f32|f16"))
+    @Option(help: ArgumentHelp("How the large learned arrays are stored: f32 (decides exactly as the pipeline), f16 (half the flash for them) or int8 (a quarter, with one scale per array); with f16 and int8 decisions near a boundary may differ.", valueName: "f32|f16|int8"))
     var weights: String = "f32"
 
     @Flag(help: "Print one JSON object: files, flashBytes, ramBytes.")
@@ -34,7 +35,7 @@ struct Export: ParsableCommand {
 
     func validate() throws {
         guard CExport.Weights(rawValue: weights) != nil else {
-            throw ValidationError("--weights must be f32 or f16, got \"\(weights)\"")
+            throw ValidationError("--weights must be f32, f16 or int8, got \"\(weights)\"")
         }
         if let name, !CExport.isValidPrefix(name) {
             throw ValidationError("--name must be a C name (a letter, then letters, digits or _), got \"\(name)\"")

@@ -6,10 +6,11 @@ import Foundation
 struct CBuilder {
     /// A scalar type of a state field or constant.
     enum CType: String {
-        case float, double, int32 = "int32_t", int64 = "int64_t", uint16 = "uint16_t"
+        case float, double, int32 = "int32_t", int64 = "int64_t", uint16 = "uint16_t", int8 = "int8_t"
 
         var size: Int {
             switch self {
+            case .int8: 1
             case .uint16: 2
             case .float, .int32: 4
             case .double, .int64: 8
@@ -62,15 +63,40 @@ struct CBuilder {
         case .float16:
             if !functions.contains(where: { $0.contains("\(prefix)_h2f(uint16_t h)") }) { functions.insert(halfToFloat, at: 0) }
             constant(name, type: .uint16, literals: values.map { String(CBuilder.half($0)) + "u" })
+        case .int8:
+            let (q, scale) = CBuilder.quantize(values)
+            constant("\(name)_scale", floats: [scale])
+            constant(name, type: .int8, literals: q.map(String.init))
         }
     }
 
     /// The C type a pointer into a ``weights(_:_:)`` array points to.
-    var weightType: String { storage == .float32 ? "float" : "uint16_t" }
+    var weightType: String {
+        switch storage {
+        case .float32: "float"
+        case .float16: "uint16_t"
+        case .int8: "int8_t"
+        }
+    }
 
-    /// A float expression for the weight that `element` (a C lvalue into a weights array) holds.
-    func read(_ element: String) -> String {
-        storage == .float32 ? element : "\(prefix)_h2f(\(element))"
+    /// A float expression for the weight that `element` (a C lvalue into the weights array `array`) holds.
+    func read(_ element: String, of array: String) -> String {
+        switch storage {
+        case .float32: element
+        case .float16: "\(prefix)_h2f(\(element))"
+        case .int8: "(\(array)_scale[0] * (float)\(element))"
+        }
+    }
+
+    /// `values` as integers in -127...127 times one scale (the largest finite magnitude over 127),
+    /// rounded to nearest; a non-finite value is clamped (NaN to 0).
+    static func quantize(_ values: [Float]) -> ([Int8], Float) {
+        let largest = values.lazy.filter(\.isFinite).map(abs).max() ?? 0
+        let scale = largest > 0 ? largest / 127 : 1
+        return (values.map { v in
+            guard !v.isNaN else { return 0 }
+            return Int8(max(-127, min(127, (v / scale).rounded())))
+        }, scale)
     }
 
     /// Half to float, exactly, in portable C99: normal halves by moving the bits, the rest (zero,

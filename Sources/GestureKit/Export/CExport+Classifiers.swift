@@ -27,11 +27,11 @@ extension CGenerator {
         let first: String, next: String
         switch knn.metric {
         case .euclidean:
-            first = "e = x[0] - \(b.read("col[j]")); blk[j] = e * e;"
-            next = "e = xf - \(b.read("col[j]")); blk[j] = e * e + blk[j];"
+            first = "e = x[0] - \(b.read("col[j]", of: "knn_vectors")); blk[j] = e * e;"
+            next = "e = xf - \(b.read("col[j]", of: "knn_vectors")); blk[j] = e * e + blk[j];"
         case .manhattan:
             first = "blk[j] = 0.0f; (void)e;"
-            next = "blk[j] = blk[j] + fabsf(xf - \(b.read("col[j]")));"
+            next = "blk[j] = blk[j] + fabsf(xf - \(b.read("col[j]", of: "knn_vectors")));"
         case .cosine:
             throw Self.refuse("the cosine metric's sums are reordered by the Swift compiler and cannot be matched", field: field)
         }
@@ -156,7 +156,7 @@ extension CGenerator {
                     const \(b.weightType) *w = ridge_weight + c * \(p);
                     float acc = 0.0f;
                     /* The standardised feature, recomputed per class (the same value) to keep it out of RAM. */
-                    for (j = 0; j < \(p); j++) acc = acc + \(b.read("w[j]")) * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
+                    for (j = 0; j < \(p); j++) acc = acc + \(b.read("w[j]", of: "ridge_weight")) * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
                     decision[c] = acc + ridge_intercept[c];
                     if (!isfinite(decision[c])) {
                         for (c = 0; c < \(classCount); c++) s->scores[c] = 0.0f;

@@ -100,10 +100,10 @@ extension CGenerator {
                     st = s->sp_start + sp_cell[k];
                     left = 0.0f; diag = 0.0f; leftStart = at; diagStart = at;
                     for (i = 0; i < m; i++) {
-                        e = x[0] - \(b.read("y[i]"));
+                        e = x[0] - \(b.read("y[i]", of: "sp_templates"));
                         cost = e * e;
                         for (c = 1; c < \(ch); c++) {
-                            e = x[c] - \(b.read("y[c * m + i]"));
+                            e = x[c] - \(b.read("y[c * m + i]", of: "sp_templates"));
                             sq = e * e;
                             cost = cost + sq;
                         }

@@ -122,7 +122,7 @@ extension CGenerator {
                         st[\(ring) + (slot + \(w)) * \(C) + j] = v;
                     }
                     if (seen < \(w) || (seen - \(w)) % \(cv.stride) != 0) return;
-                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = \(b.read("lstm_theta[\(layout.convBias.lowerBound) + j]"));
+                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = \(b.read("lstm_theta[\(layout.convBias.lowerBound) + j]", of: "lstm_theta"));
                     lstm_gemv(\(F), \(w * C), lstm_theta + \(layout.convWeights.lowerBound), st + \(ring) + (slot + 1) * \(C), st + \(zOffsets[0]));
                     for (j = 0; j < \(F); j++) {
                         if (st[\(zOffsets[0]) + j] < 0.0f) st[\(zOffsets[0]) + j] = 0.0f;
@@ -141,7 +141,7 @@ extension CGenerator {
             // h goes to this layer's z (next step) and to the next layer's input, as in Swift.
             let out = l + 1 < L ? zOffsets[l + 1] : z + I
             layers += """
-                    for (j = 0; j < \(G); j++) g[j] = \(b.read("lstm_theta[\(layout.lstmBias[l].lowerBound) + j]"));
+                    for (j = 0; j < \(G); j++) g[j] = \(b.read("lstm_theta[\(layout.lstmBias[l].lowerBound) + j]", of: "lstm_theta"));
                     lstm_gemv(\(G), \(I + H), lstm_theta + \(layout.lstmWeights[l].lowerBound), st + \(z), g);
                     for (j = 0; j < \(3 * H); j++) g[j] = lstm_sigmoid(g[j]);
                     for (j = \(3 * H); j < \(G); j++) g[j] = lstm_tanh(g[j]);
@@ -190,7 +190,7 @@ extension CGenerator {
                 for (j = 0; j < n; j++) {
                     const float xj = x[j];
                     const \(b.weightType) *col = a + j * m;
-                    for (i = 0; i < m; i++) y[i] = y[i] + \(b.read("col[i]")) * xj;
+                    for (i = 0; i < m; i++) y[i] = y[i] + \(b.read("col[i]", of: "lstm_theta")) * xj;
                 }
             }
 
@@ -198,7 +198,7 @@ extension CGenerator {
             static void lstm_head(\(prefix)_state *s, int32_t k) {
                 float *st = s->lstm + k * \(slotFloats), *logits = s->lstm_logits, *out = st + \(scores), top, sum = 0.0f, inv;
                 int32_t j, best = 0;
-                for (j = 0; j < \(K); j++) logits[j] = \(b.read("lstm_theta[\(layout.headBias.lowerBound) + j]"));
+                for (j = 0; j < \(K); j++) logits[j] = \(b.read("lstm_theta[\(layout.headBias.lowerBound) + j]", of: "lstm_theta"));
                 lstm_gemv(\(K), \(H), lstm_theta + \(layout.headWeights.lowerBound), st + \(top), logits);
                 top = logits[0];
                 for (j = 1; j < \(K); j++) {
