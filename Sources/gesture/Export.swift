@@ -30,11 +30,14 @@ struct Export: ParsableCommand {
     @Option(help: ArgumentHelp("How the large learned arrays are stored: f32 (decides exactly as the pipeline), f16 (half the flash for them) or int8 (a quarter, with one scale per array); with f16 and int8 decisions near a boundary may differ.", valueName: "f32|f16|int8"))
     var weights: String = "f32"
 
+    /// `--weights` as the library names it (`nil` for a value `validate()` refuses).
+    private var storage: CExport.Weights? { CExport.Weights(rawValue: weights) }
+
     @Flag(help: "Print one JSON object: files, flashBytes, ramBytes.")
     var json = false
 
     func validate() throws {
-        guard CExport.Weights(rawValue: weights) != nil else {
+        guard storage != nil else {
             throw ValidationError("--weights must be f32, f16 or int8, got \"\(weights)\"")
         }
         if let name, !CExport.isValidPrefix(name) {
@@ -54,8 +57,7 @@ struct Export: ParsableCommand {
             let prefix = name ?? CExport.prefix(forFile: pipeline)
             let written: CExport.Written
             do {
-                written = try p.exportC(to: URL(fileURLWithPath: directory), prefix: prefix,
-                                        weights: CExport.Weights(rawValue: weights) ?? .float32)
+                written = try p.exportC(to: URL(fileURLWithPath: directory), prefix: prefix, weights: storage!)
             } catch let e as GestureKitError where e.file == nil {
                 throw e.inFile(pipeline)
             }

@@ -53,9 +53,9 @@ struct CBuilder {
         constant(name, type: .float, literals: values.map(CBuilder.literal))
     }
 
-    /// Adds a large learned array that the code reads only through ``read(_:)`` from a pointer of
-    /// type ``weightType``: float32 as ``constant(_:floats:)``, or IEEE half floats (half the
-    /// flash; each read widens one exactly to float, so the arithmetic stays float32).
+    /// Adds a large learned array that the code reads only through ``read(_:of:)`` from a pointer of
+    /// type ``weightType``, stored as ``storage`` says (float32 as ``constant(_:floats:)``); each
+    /// read gives a float, so the arithmetic stays float32 whatever the storage.
     mutating func weights(_ name: String, _ values: [Float]) {
         switch storage {
         case .float32:
