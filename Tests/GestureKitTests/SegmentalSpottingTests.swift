@@ -101,36 +101,6 @@ import Testing
         }
     }
 
-    /// The negatives played after each training example: consecutive stretches of the tape, each
-    /// shifted by a straight ramp to leave the example's last frame and reach the next one's first.
-    @Test func negativeTapeJoinsItsStretchesToTheExamplesAroundThem() throws {
-        let c = 2, n = 50
-        let frames = (0..<n).flatMap { f in [Float(f * f) * 0.01, sin(Float(f))] }
-        var tape = NegativeTape([TimeSeries(values: frames, channelCount: c)], channels: c)
-        let from: [Float] = [7, -3], to: [Float] = [0.5, 2]
-        for round in 0..<3 {
-            let next = tape.stretch(20, from: from[...], to: to[...])
-            let s = try #require(next)
-            let at = (round * 20) % 40  // the third stretch would run past frame 50: it starts again
-            #expect(s.count == 20 * c)
-            for k in 0..<c {
-                #expect(abs(s[k] - from[k]) < 1e-4)
-                #expect(abs(s[19 * c + k] - to[k]) < 1e-4)
-                // The shift grows by the same step each frame: the motion's own changes are kept.
-                let step = (s[19 * c + k] - frames[(at + 19) * c + k] - (s[k] - frames[at * c + k])) / 19
-                for f in 1..<20 {
-                    let own = frames[(at + f) * c + k] - frames[(at + f - 1) * c + k]
-                    #expect(abs(s[f * c + k] - s[(f - 1) * c + k] - own - step) < 1e-3)
-                }
-            }
-        }
-        let tooLong = tape.stretch(51, from: from[...], to: to[...])
-        #expect(tooLong == nil)
-        var empty = NegativeTape([], channels: c)
-        let none = empty.stretch(1, from: from[...], to: to[...])
-        #expect(none == nil)
-    }
-
     /// A segmental DTW pipeline saves what its decoder learned and decides the same after a reload.
     @Test func segmentalModelRoundTripsThroughThePipelineFile() throws {
         let data = try Dataset.load(TestData.basicMotionsTrain)

@@ -71,7 +71,16 @@ package struct EverydayMotion: Sendable {
         while pick >= long[r].frameCount - count + 1 { pick -= long[r].frameCount - count + 1; r += 1 }
         let s = long[r], c = s.channelCount
         var v = Array(s.values[(pick * c)..<((pick + count) * c)])
-        NegativeTape.join(&v, channels: c, from: before.map(Array.init), to: after.map(Array.init))
+        let first = Array(v[0..<c]), last = Array(v[((count - 1) * c)..<(count * c)])
+        let b = before.map(Array.init), a = after.map(Array.init)
+        for f in 0..<count {
+            let w = count > 1 ? Float(f) / Float(count - 1) : 0
+            for k in 0..<c {
+                let head = b.map { $0[k] - first[k] } ?? (a.map { $0[k] - last[k] } ?? 0)
+                let tail = a.map { $0[k] - last[k] } ?? head
+                v[f * c + k] += (1 - w) * head + w * tail
+            }
+        }
         return v
     }
 

@@ -16,8 +16,7 @@ import Foundation
 /// It is fitted at training on:
 /// - true matches: each training example between its own first and last frame held, against the
 ///   templates of its class that are not itself (leave-one-out);
-/// - false matches: each class's cheapest matches on held frames (on everyday motion joined to the
-///   examples when negatives were given), on fragments of its own gestures
+/// - false matches: each class's cheapest matches on held frames, on fragments of its own gestures
 ///   (less than half of one), on other classes' gestures
 ///   (what a gesture of a class never learned looks like to it), and on negative recordings
 ///   (everyday motion with no gesture), one per stretch of a typical performance.
@@ -149,26 +148,18 @@ extension SegmentalModel {
         let context = Self.context(model)
         let totalLength = model.lengths.reduce(0, +)
         let order = Self.streamOrder(model, examples: examples, labels: labels)
-        // With negatives, what follows each example is everyday motion, as in use: the false
-        // matches then include segments that straddle a gesture and the motion beside it.
-        var tape = NegativeTape(negatives, channels: c)
         for (a, i) in order.enumerated() {
             let j = order[(a + order.count - 1) % order.count]
             let parts = (j == i ? [i] : [j, i])
             var stream: [Float] = []
             var spans: [(range: ClosedRange<Int>, label: Int)] = []
             var skip = Set<Int>()
-            for (q, p) in parts.enumerated() {
+            for p in parts {
                 let s = examples[p], n = s.frameCount
                 spans.append(((stream.count / c)...(stream.count / c + n - 1), labels[p]))
                 stream += s.values
                 let last = s.values[((n - 1) * c)..<(n * c)]
-                let next = q + 1 < parts.count ? examples[parts[q + 1]].values.prefix(c) : last
-                if let motion = tape.stretch(context, from: last, to: next) {
-                    stream += motion
-                } else {
-                    for _ in 0..<context { stream += last }
-                }
+                for _ in 0..<context { stream += last }
                 if let t = templateOf[p] { skip.insert(t) }
             }
             samples += scan.run(stream, spans: spans, skip: skip)
@@ -342,47 +333,6 @@ extension SegmentalModel {
             x[r] = s / a[r * d + r]
         }
         return x
-    }
-}
-
-/// The negative recordings as one tape, handed out in turn as stretches that join the frames
-/// around them without a jump (shifted by a ramp from the frame before to the frame after).
-struct NegativeTape {
-    let frames: [Float]
-    let channels: Int
-    var at = 0
-
-    init(_ negatives: [TimeSeries], channels: Int) {
-        frames = negatives.flatMap(\.values)
-        self.channels = channels
-    }
-
-    /// The next `count` frames (from the start again when the tape runs out), shifted to begin at
-    /// frame `from` and end at frame `to`; none when the tape is shorter than that.
-    mutating func stretch(_ count: Int, from: ArraySlice<Float>, to: ArraySlice<Float>) -> [Float]? {
-        let c = channels, total = frames.count / c
-        guard count > 0, total >= count else { return nil }
-        if at + count > total { at = 0 }
-        var v = Array(frames[(at * c)..<((at + count) * c)])
-        at += count
-        Self.join(&v, channels: c, from: Array(from), to: Array(to))
-        return v
-    }
-
-    /// Shifts the frames `v` by a ramp so that the first becomes `from` and the last `to` (one of
-    /// them missing: the other's shift throughout).
-    static func join(_ v: inout [Float], channels c: Int, from: [Float]?, to: [Float]?) {
-        let count = v.count / c
-        guard count > 0 else { return }
-        let first = Array(v[0..<c]), last = Array(v[((count - 1) * c)..<(count * c)])
-        for f in 0..<count {
-            let w = count > 1 ? Float(f) / Float(count - 1) : 0
-            for k in 0..<c {
-                let head = from.map { $0[k] - first[k] } ?? (to.map { $0[k] - last[k] } ?? 0)
-                let tail = to.map { $0[k] - last[k] } ?? head
-                v[f * c + k] += (1 - w) * head + w * tail
-            }
-        }
     }
 }
 
