@@ -116,6 +116,6 @@ import Testing
         #expect(bad.stderr.contains("--name must be a C name"), "\(bad.stderr)")
         let weights = try CLI.run(["export", path("any.gesture"), "--c", path("out"), "--weights", "int4"])
         #expect(weights.status == 64)
-        #expect(weights.stderr.contains("--weights must be f32 or f16, got \"int4\""), "\(weights.stderr)")
+        #expect(weights.stderr.contains("--weights must be f32, f16 or int8, got \"int4\""), "\(weights.stderr)")
     }
 }
