@@ -74,6 +74,7 @@ struct CBuilder {
         case .int8:
             let (codes, scales) = CBuilder.int8(values, groups: groups, group: group)
             constant(name, type: .int8, literals: codes.map(String.init))
+            constants[constants.count - 1] = "/* A weight is (float)code * \(name)_scale[its group]. */\n" + constants[constants.count - 1]
             constant(name + "_scale", floats: scales)
             float32FlashBytes -= 4 * scales.count
         }
