@@ -110,6 +110,29 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
+    /// With smaller weights the summary prints the flash written beside float32's, and names what
+    /// stays float32; with f32 it reads as before the option.
+    @Test func smallerWeightsPrintTheirFlashBesideFloat32s() throws {
+        let model = path("ridge.gesture"), spec = path("ridge.json")
+        try #"{"features": {"extractors": [{"kind": "timeDomain"}]}, "classifier": {"kind": "ridge"}}"#
+            .write(toFile: spec, atomically: true, encoding: .utf8)
+        let t = try CLI.run(["train", train, "--spec", spec, "-o", model])
+        try #require(t.status == 0, "\(t.stderr)")
+        func flash(_ out: String) -> Int? {
+            out.split(separator: "\n").first { $0.hasPrefix("flash ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        let full = try CLI.run(["export", model, "--c", path("f32")])
+        let f32 = try #require(flash(full.stdout), "\(full.stdout)")
+        #expect(full.stdout.contains("flash \(f32) bytes (weights), RAM") && !full.stdout.contains("kept float32"))
+        for w in ["f16", "int8"] {
+            let e = try CLI.run(["export", model, "--c", path(w), "--weights", w])
+            #expect(e.status == 0, "\(e.stderr)")
+            #expect(e.stdout.contains(" bytes (weights; \(f32) as f32), RAM"), "\(e.stdout)")
+            #expect((flash(e.stdout) ?? f32) < f32, "\(e.stdout)")
+            #expect(e.stdout.contains("kept float32: ridge's per-feature means and scales"), "\(e.stdout)")
+        }
+    }
+
     @Test func aNameThatIsNotACNameIsAUsageError() throws {
         let bad = try CLI.run(["export", path("any.gesture"), "--c", path("out"), "--name", "9lives"])
         #expect(bad.status == 64)

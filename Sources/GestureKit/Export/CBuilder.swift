@@ -32,6 +32,10 @@ struct CBuilder {
     private(set) var fields: [Field] = []
     private(set) var constants: [String] = []
     private(set) var flashBytes = 0
+    /// What ``flashBytes`` would be with every weights array stored as float32.
+    private(set) var float32FlashBytes = 0
+    /// Large arrays deliberately left float32 under smaller ``storage``, and why (for the summary).
+    private(set) var keptFloat32: [String] = []
     var functions: [String] = []
     var resetLines: [String] = []
 
@@ -53,24 +57,36 @@ struct CBuilder {
         constant(name, type: .float, literals: values.map(CBuilder.literal))
     }
 
-    /// Adds a large learned array that the code reads only through ``read(_:of:)`` from a pointer of
-    /// type ``weightType``, stored as ``storage`` says (float32 as ``constant(_:floats:)``); each
-    /// read gives a float, so the arithmetic stays float32 whatever the storage.
-    mutating func weights(_ name: String, _ values: [Float]) {
+    /// Adds a large learned array that the code reads only through ``read(_:of:group:)`` from a
+    /// pointer of type ``weightType``: float32 as ``constant(_:floats:)``; IEEE half floats (half the
+    /// flash; each read widens one exactly to float); or int8 times one float scale per group
+    /// (`name_scale[g]`; a quarter of the flash). `group(i)` is element i's group, 0..<groups: the
+    /// unit whose values share a range (a feature, a template's channel, a matrix row). Reads give
+    /// float, so the arithmetic stays float32 whatever the storage.
+    mutating func weights(_ name: String, _ values: [Float], groups: Int = 1, group: (Int) -> Int = { _ in 0 }) {
         switch storage {
         case .float32:
             constant(name, floats: values)
+            return
         case .float16:
             if !functions.contains(where: { $0.contains("\(prefix)_h2f(uint16_t h)") }) { functions.insert(halfToFloat, at: 0) }
             constant(name, type: .uint16, literals: values.map { String(CBuilder.half($0)) + "u" })
         case .int8:
-            let (q, scale) = CBuilder.quantize(values)
-            constant("\(name)_scale", floats: [scale])
-            constant(name, type: .int8, literals: q.map(String.init))
+            let (codes, scales) = CBuilder.int8(values, groups: groups, group: group)
+            constant(name, type: .int8, literals: codes.map(String.init))
+            constants[constants.count - 1] = "/* A weight is (float)code * \(name)_scale[its group]. */\n" + constants[constants.count - 1]
+            constant(name + "_scale", floats: scales)
+            float32FlashBytes -= 4 * scales.count
         }
+        float32FlashBytes += (4 - storage.bytes) * max(values.count, 1)
     }
 
-    /// The C type a pointer into a ``weights(_:_:)`` array points to.
+    /// Notes that a large array stays float32 under a smaller storage (`why` names it and says why).
+    mutating func keepFloat32(_ why: String) {
+        if storage != .float32 { keptFloat32.append(why) }
+    }
+
+    /// The C type a pointer into a ``weights(_:_:groups:group:)`` array points to.
     var weightType: String {
         switch storage {
         case .float32: "float"
@@ -79,24 +95,30 @@ struct CBuilder {
         }
     }
 
-    /// A float expression for the weight that `element` (a C lvalue into the weights array `array`) holds.
-    func read(_ element: String, of array: String) -> String {
+    /// A float expression for the weight that `element` (a C lvalue into weights array `name`)
+    /// holds; `group` is a C expression for its group (int8's scale index).
+    func read(_ element: String, of name: String, group: String = "0") -> String {
         switch storage {
         case .float32: element
         case .float16: "\(prefix)_h2f(\(element))"
-        case .int8: "(\(array)_scale[0] * (float)\(element))"
+        case .int8: "((float)\(element) * \(name)_scale[\(group)])"
         }
     }
 
-    /// `values` as integers in -127...127 times one scale (the largest finite magnitude over 127),
-    /// rounded to nearest; a non-finite value is clamped (NaN to 0).
-    static func quantize(_ values: [Float]) -> ([Int8], Float) {
-        let largest = values.lazy.filter(\.isFinite).map(abs).max() ?? 0
-        let scale = largest > 0 ? largest / 127 : 1
-        return (values.map { v in
-            guard !v.isNaN else { return 0 }
-            return Int8(max(-127, min(127, (v / scale).rounded())))
-        }, scale)
+    /// Symmetric int8 codes and one scale per group: scale = largest magnitude / 127, code =
+    /// value / scale rounded to nearest (ties to even), so every value is within scale / 2. Symmetric
+    /// (no zero point) keeps a read one multiply. A group of zeros gets scale 1 (its codes are 0).
+    static func int8(_ values: [Float], groups: Int, group: (Int) -> Int) -> (codes: [Int8], scales: [Float]) {
+        var largest = [Float](repeating: 0, count: max(groups, 1))
+        for (i, v) in values.enumerated() where v.isFinite { largest[group(i)] = max(largest[group(i)], abs(v)) }
+        let scales = largest.map { $0 > 0 ? $0 / 127 : 1 }
+        let codes = values.enumerated().map { i, v -> Int8 in
+            // Trained weights are finite; should one not be, the nearest code keeps the C valid.
+            if v.isNaN { return 0 }
+            let q = (v / scales[group(i)]).rounded(.toNearestOrEven)
+            return Int8(max(-127, min(127, q)))
+        }
+        return (codes, scales)
     }
 
     /// Half to float, exactly, in portable C99: normal halves by moving the bits, the rest (zero,
@@ -155,6 +177,7 @@ struct CBuilder {
         }
         constants.append(text + "};\n")
         flashBytes += items.count * type.size
+        float32FlashBytes += items.count * type.size
     }
 
     /// Bytes of the state struct as C lays it out (each field aligned to its type's size, the

@@ -28,10 +28,10 @@ extension CGenerator {
         switch knn.metric {
         case .euclidean:
             first = "e = x[0] - \(b.read("col[j]", of: "knn_vectors")); blk[j] = e * e;"
-            next = "e = xf - \(b.read("col[j]", of: "knn_vectors")); blk[j] = e * e + blk[j];"
+            next = "e = xf - \(b.read("col[j]", of: "knn_vectors", group: "f")); blk[j] = e * e + blk[j];"
         case .manhattan:
             first = "blk[j] = 0.0f; (void)e;"
-            next = "blk[j] = blk[j] + fabsf(xf - \(b.read("col[j]", of: "knn_vectors")));"
+            next = "blk[j] = blk[j] + fabsf(xf - \(b.read("col[j]", of: "knn_vectors", group: "f")));"
         case .cosine:
             throw Self.refuse("the cosine metric's sums are reordered by the Swift compiler and cannot be matched", field: field)
         }
@@ -39,7 +39,8 @@ extension CGenerator {
         let manhattan = knn.metric == .manhattan
         // Dimension-major as in Swift: a block of training vectors' distances grows feature by
         // feature, each in the order Swift sums it, and vectorises as Swift's does.
-        b.weights("knn_vectors", m.vectors)
+        // int8: a scale per feature, as features differ in range and each is compared only with itself.
+        b.weights("knn_vectors", m.vectors, groups: d) { $0 / n }
         b.constant("knn_labels", ints: m.labels)
         let limits = thresholds(m.rejection)
         if let limits { b.constant("knn_threshold", floats: limits) }
@@ -102,7 +103,8 @@ extension CGenerator {
             throw Self.refuse("the classifier is not trained on \(width) features and \(classCount) classes", field: field)
         }
         let d = m.dimension
-        b.constant("centroids", floats: m.centroids)
+        // int8: a scale per class (its centroid): one per feature would cost as many bytes as the codes.
+        b.weights("centroids", m.centroids, groups: classCount) { $0 / d }
         let limits = thresholds(m.rejection)
         if let limits { b.constant("centroid_threshold", floats: limits) }
         b.functions.append("""
@@ -111,7 +113,7 @@ extension CGenerator {
                 int32_t c, i, best = -1, zeros = 0;
                 for (c = 0; c < \(classCount); c++) {
                     float acc = 0.0f, e, dist;
-                    for (i = 0; i < \(d); i++) { e = x[i] - centroids[c * \(d) + i]; acc = acc + e * e; }
+                    for (i = 0; i < \(d); i++) { e = x[i] - \(b.read("centroids[c * \(d) + i]", of: "centroids", group: "c")); acc = acc + e * e; }
                     dist = sqrtf(acc);
                     s->scores[c] = dist;
                     if (dist < best_d) { best_d = dist; best = c; }
@@ -145,7 +147,9 @@ extension CGenerator {
         let p = m.dimensions
         b.constant("ridge_mean", floats: m.means)
         b.constant("ridge_scale", floats: m.scales)
-        b.weights("ridge_weight", m.weights)
+        // int8: a scale per class, its row of weights over standardised features (alike in range).
+        b.weights("ridge_weight", m.weights, groups: classCount) { $0 / p }
+        b.keepFloat32("ridge's per-feature means and scales: a feature of small spread magnifies any error in its mean")
         b.constant("ridge_intercept", floats: m.intercepts)
         b.functions.append("""
             static void classify(\(prefix)_state *s, const float *x, raw_decision *d) {
@@ -156,7 +160,7 @@ extension CGenerator {
                     const \(b.weightType) *w = ridge_weight + c * \(p);
                     float acc = 0.0f;
                     /* The standardised feature, recomputed per class (the same value) to keep it out of RAM. */
-                    for (j = 0; j < \(p); j++) acc = acc + \(b.read("w[j]", of: "ridge_weight")) * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
+                    for (j = 0; j < \(p); j++) acc = acc + \(b.read("w[j]", of: "ridge_weight", group: "c")) * ((x[j] - ridge_mean[j]) / ridge_scale[j]);
                     decision[c] = acc + ridge_intercept[c];
                     if (!isfinite(decision[c])) {
                         for (c = 0; c < \(classCount); c++) s->scores[c] = 0.0f;

@@ -33,7 +33,13 @@ extension CGenerator {
         let tiny = CBuilder.literal(SegmentalModel.tiny)
         let L = CBuilder.literal as (Float) -> String
 
-        b.weights("sp_templates", m.templates)
+        // int8: a scale per template and channel, the unit a column's squared differences run over.
+        var groupOf = [Int](repeating: 0, count: m.templates.count)
+        for (t, n) in m.lengths.enumerated() {
+            for c in 0..<ch { for i in 0..<n { groupOf[m.offsets[t] + c * n + i] = t * ch + c } }
+        }
+        b.weights("sp_templates", m.templates, groups: k * ch) { groupOf[$0] }
+        b.keepFloat32("the spotter's learned model (costs, lengths, motion, reach): thresholds of its decisions")
         b.constant("sp_offset", ints: m.offsets)
         b.constant("sp_length", ints: m.lengths)
         b.constant("sp_label", ints: m.labels)
@@ -100,10 +106,10 @@ extension CGenerator {
                     st = s->sp_start + sp_cell[k];
                     left = 0.0f; diag = 0.0f; leftStart = at; diagStart = at;
                     for (i = 0; i < m; i++) {
-                        e = x[0] - \(b.read("y[i]", of: "sp_templates"));
+                        e = x[0] - \(b.read("y[i]", of: "sp_templates", group: "k * \(ch)"));
                         cost = e * e;
                         for (c = 1; c < \(ch); c++) {
-                            e = x[c] - \(b.read("y[c * m + i]", of: "sp_templates"));
+                            e = x[c] - \(b.read("y[c * m + i]", of: "sp_templates", group: "k * \(ch) + c"));
                             sq = e * e;
                             cost = cost + sq;
                         }

@@ -101,7 +101,27 @@ extension CGenerator {
         let scores = at
         at += K
         let slotFloats = at
-        b.weights("lstm_theta", m.parameters)
+        // int8: a scale per row of each matrix (one gate unit's, filter's or class's weights, the
+        // unit a sum runs over) and one per bias vector.
+        var groupOf = [Int](repeating: 0, count: m.parameters.count), groups = 0
+        func group(_ r: Range<Int>, rows: Int) -> Int {
+            let base = groups
+            for i in r { groupOf[i] = base + (i - r.lowerBound) % rows }
+            if !r.isEmpty { groups += rows }
+            return base
+        }
+        let convRows = group(layout.convWeights, rows: shape.convolution?.filters ?? 1)
+        let convBias = group(layout.convBias, rows: 1)
+        var layerRows: [Int] = [], layerBias: [Int] = []
+        for l in 0..<L {
+            layerRows.append(group(layout.lstmWeights[l], rows: G))
+            layerBias.append(group(layout.lstmBias[l], rows: 1))
+        }
+        let headRows = group(layout.headWeights, rows: K), headBias = group(layout.headBias, rows: 1)
+        b.weights("lstm_theta", m.parameters, groups: groups) { groupOf[$0] }
+        // The first group of a matrix's rows, as lstm_gemv's argument (int8 only).
+        let int8 = b.storage == .int8
+        func rowsArg(_ base: Int) -> String { int8 ? ", \(base)" : "" }
         b.constant("lstm_mean", floats: m.inputMean)
         b.constant("lstm_inv_std", floats: m.inputStd.map { 1 / $0 })
         b.field(.float, "lstm", count: slots * slotFloats)
@@ -122,8 +142,8 @@ extension CGenerator {
                         st[\(ring) + (slot + \(w)) * \(C) + j] = v;
                     }
                     if (seen < \(w) || (seen - \(w)) % \(cv.stride) != 0) return;
-                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = \(b.read("lstm_theta[\(layout.convBias.lowerBound) + j]", of: "lstm_theta"));
-                    lstm_gemv(\(F), \(w * C), lstm_theta + \(layout.convWeights.lowerBound), st + \(ring) + (slot + 1) * \(C), st + \(zOffsets[0]));
+                    for (j = 0; j < \(F); j++) st[\(zOffsets[0]) + j] = \(b.read("lstm_theta[\(layout.convBias.lowerBound) + j]", of: "lstm_theta", group: "\(convBias)"));
+                    lstm_gemv(\(F), \(w * C), lstm_theta + \(layout.convWeights.lowerBound)\(rowsArg(convRows)), st + \(ring) + (slot + 1) * \(C), st + \(zOffsets[0]));
                     for (j = 0; j < \(F); j++) {
                         if (st[\(zOffsets[0]) + j] < 0.0f) st[\(zOffsets[0]) + j] = 0.0f;
                     }
@@ -141,8 +161,8 @@ extension CGenerator {
             // h goes to this layer's z (next step) and to the next layer's input, as in Swift.
             let out = l + 1 < L ? zOffsets[l + 1] : z + I
             layers += """
-                    for (j = 0; j < \(G); j++) g[j] = \(b.read("lstm_theta[\(layout.lstmBias[l].lowerBound) + j]", of: "lstm_theta"));
-                    lstm_gemv(\(G), \(I + H), lstm_theta + \(layout.lstmWeights[l].lowerBound), st + \(z), g);
+                    for (j = 0; j < \(G); j++) g[j] = \(b.read("lstm_theta[\(layout.lstmBias[l].lowerBound) + j]", of: "lstm_theta", group: "\(layerBias[l])"));
+                    lstm_gemv(\(G), \(I + H), lstm_theta + \(layout.lstmWeights[l].lowerBound)\(rowsArg(layerRows[l])), st + \(z), g);
                     for (j = 0; j < \(3 * H); j++) g[j] = lstm_sigmoid(g[j]);
                     for (j = \(3 * H); j < \(G); j++) g[j] = lstm_tanh(g[j]);
                     for (j = 0; j < \(H); j++) st[\(c) + j] = g[\(H) + j] * st[\(c) + j] + g[j] * g[\(3 * H) + j];
@@ -185,12 +205,12 @@ extension CGenerator {
             static float lstm_tanh(float x) { return 1.0f - 2.0f / (lstm_exp(2.0f * x) + 1.0f); }
 
             /* y += A x, A m x n column-major, column by column (BLAS blocks the sums differently). */
-            static void lstm_gemv(int32_t m, int32_t n, const \(b.weightType) *a, const float *x, float *y) {
+            static void lstm_gemv(int32_t m, int32_t n, const \(b.weightType) *a\(b.storage == .int8 ? ", int32_t g0" : ""), const float *x, float *y) {
                 int32_t i, j;
                 for (j = 0; j < n; j++) {
                     const float xj = x[j];
                     const \(b.weightType) *col = a + j * m;
-                    for (i = 0; i < m; i++) y[i] = y[i] + \(b.read("col[i]", of: "lstm_theta")) * xj;
+                    for (i = 0; i < m; i++) y[i] = y[i] + \(b.read("col[i]", of: "lstm_theta", group: "g0 + i")) * xj;
                 }
             }
 
@@ -198,8 +218,8 @@ extension CGenerator {
             static void lstm_head(\(prefix)_state *s, int32_t k) {
                 float *st = s->lstm + k * \(slotFloats), *logits = s->lstm_logits, *out = st + \(scores), top, sum = 0.0f, inv;
                 int32_t j, best = 0;
-                for (j = 0; j < \(K); j++) logits[j] = \(b.read("lstm_theta[\(layout.headBias.lowerBound) + j]", of: "lstm_theta"));
-                lstm_gemv(\(K), \(H), lstm_theta + \(layout.headWeights.lowerBound), st + \(top), logits);
+                for (j = 0; j < \(K); j++) logits[j] = \(b.read("lstm_theta[\(layout.headBias.lowerBound) + j]", of: "lstm_theta", group: "\(headBias)"));
+                lstm_gemv(\(K), \(H), lstm_theta + \(layout.headWeights.lowerBound)\(rowsArg(headRows)), st + \(top), logits);
                 top = logits[0];
                 for (j = 1; j < \(K); j++) {
                     if (logits[j] > top) { top = logits[j]; best = j; }

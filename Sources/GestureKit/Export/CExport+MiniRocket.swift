@@ -55,6 +55,7 @@ extension CGenerator {
         b.constant("\(p)_channels", ints: m.channelIndices.map(Int.init))
         b.constant("\(p)_padded", ints: m.padded.map(Int.init))
         b.constant("\(p)_biases", floats: m.biases)
+        b.keepFloat32("MiniRocket's biases: thresholds its counts compare each convolution output with")
         b.field(.float, "\(p)_x", count: rows * n)
         b.field(.float, "\(p)_alpha", count: rows * n)
         b.field(.float, "\(p)_c", count: n)

@@ -29,6 +29,10 @@ public struct CExport: Sendable {
     public var flashBytes: Int
     /// Bytes of one `<prefix>_state`.
     public var ramBytes: Int
+    /// What ``flashBytes`` would be with ``Weights/float32``: the saving is the difference.
+    public var float32FlashBytes: Int
+    /// Large arrays left float32 under smaller ``Weights``, each with why (empty for float32).
+    public var keptFloat32: [String]
 
     /// The files and sizes `exportC(to:prefix:weights:)` wrote.
     public struct Written: Sendable {
@@ -38,19 +42,33 @@ public struct CExport: Sendable {
         public var flashBytes: Int
         /// Bytes of one state struct.
         public var ramBytes: Int
+        /// Flash with ``Weights/float32`` (see ``CExport/float32FlashBytes``).
+        public var float32FlashBytes: Int
+        /// Large arrays left float32, and why (see ``CExport/keptFloat32``).
+        public var keptFloat32: [String]
     }
 
-    /// How the large learned arrays (kNN's examples, DTW's templates, ridge's and the LSTM's
-    /// weights) are stored in flash. Everything else, and all arithmetic, stays float32.
+    /// How the large learned arrays (kNN's examples, DTW's templates, centroids, ridge's and the
+    /// LSTM's weights) are stored in flash. Everything else, and all arithmetic, stays float32.
     public enum Weights: String, Sendable, CaseIterable {
         /// Exactly the Swift recogniser's numbers: the C decides as it does.
         case float32 = "f32"
         /// IEEE half floats: half the flash for those arrays, each weight within 2^-11 of itself
         /// (relative); decisions near a boundary may differ.
         case float16 = "f16"
-        /// 8-bit integers and one float scale per array (its largest magnitude over 127): a quarter
-        /// of the flash for those arrays, each weight within half a step of itself.
+        /// Signed bytes times one float scale per group of weights that share a range (a feature,
+        /// a template's channel, a matrix row): a quarter of the flash for those arrays, each weight
+        /// within half its group's largest magnitude / 127; decisions near a boundary may differ.
         case int8
+
+        /// Bytes of one stored weight.
+        var bytes: Int {
+            switch self {
+            case .float32: 4
+            case .float16: 2
+            case .int8: 1
+            }
+        }
     }
 
     /// Whether `prefix` can start every C name: a letter, then letters, digits or `_`.
@@ -76,9 +94,9 @@ extension Unicode.Scalar {
 extension Pipeline {
     /// This pipeline as C99 source, in memory.
     /// - Parameter prefix: the prefix of every public C name (see ``CExport/isValidPrefix(_:)``).
-    /// - Parameter weights: how the large learned arrays are stored (``CExport/Weights``).
     /// - Throws: when a stage cannot be exported yet (the error names it), or the prefix is not a C name.
     /// - Complexity: O(weights).
+    /// - Parameter weights: how the large learned arrays are stored (``CExport/Weights``).
     public func cExport(prefix: String, weights: CExport.Weights = .float32) throws -> CExport {
         guard CExport.isValidPrefix(prefix) else {
             throw GestureKitError("\"\(prefix)\" is not a C name (a letter, then letters, digits or _)", field: "prefix")
@@ -105,7 +123,8 @@ extension Pipeline {
             try writeAtomically(Data(text.utf8), to: url.path)
             urls.append(url)
         }
-        return CExport.Written(files: urls, flashBytes: c.flashBytes, ramBytes: c.ramBytes)
+        return CExport.Written(files: urls, flashBytes: c.flashBytes, ramBytes: c.ramBytes,
+                               float32FlashBytes: c.float32FlashBytes, keptFloat32: c.keptFloat32)
     }
 }
 
@@ -154,7 +173,8 @@ struct CGenerator {
         let header = makeHeader()
         let source = makeSource(pre: pre, decide: decide, weigh: weigh, post: post)
         return CExport(prefix: prefix, header: header, source: source, streamMain: makeStreamMain(),
-                       flashBytes: b.flashBytes, ramBytes: b.stateBytes)
+                       flashBytes: b.flashBytes, ramBytes: b.stateBytes,
+                       float32FlashBytes: b.float32FlashBytes, keptFloat32: b.keptFloat32)
     }
 
     // MARK: the files
