@@ -94,9 +94,9 @@ extension Unicode.Scalar {
 extension Pipeline {
     /// This pipeline as C99 source, in memory.
     /// - Parameter prefix: the prefix of every public C name (see ``CExport/isValidPrefix(_:)``).
+    /// - Parameter weights: how the large learned arrays are stored (``CExport/Weights``).
     /// - Throws: when a stage cannot be exported yet (the error names it), or the prefix is not a C name.
     /// - Complexity: O(weights).
-    /// - Parameter weights: how the large learned arrays are stored (``CExport/Weights``).
     public func cExport(prefix: String, weights: CExport.Weights = .float32) throws -> CExport {
         guard CExport.isValidPrefix(prefix) else {
             throw GestureKitError("\"\(prefix)\" is not a C name (a letter, then letters, digits or _)", field: "prefix")
