@@ -73,8 +73,8 @@ struct CBuilder {
             constant(name, type: .uint16, literals: values.map { String(CBuilder.half($0)) + "u" })
         case .int8:
             let (codes, scales) = CBuilder.int8(values, groups: groups, group: group)
-            constant(name, type: .int8, literals: codes.map(String.init))
-            constants[constants.count - 1] = "/* A weight is (float)code * \(name)_scale[its group]. */\n" + constants[constants.count - 1]
+            constant(name, type: .int8, literals: codes.map(String.init),
+                     comment: "A weight is (float)code * \(name)_scale[its group].")
             constant(name + "_scale", floats: scales)
             float32FlashBytes -= 4 * scales.count
         }
@@ -168,10 +168,11 @@ struct CBuilder {
         constant(name, type: .int32, literals: values.map(String.init))
     }
 
-    private mutating func constant(_ name: String, type: CType, literals: [String]) {
+    private mutating func constant(_ name: String, type: CType, literals: [String], comment: String? = nil) {
         // An empty array is not C; one unused zero keeps the name valid.
         let items = literals.isEmpty ? ["0"] : literals
-        var text = "static const \(type.rawValue) \(name)[\(items.count)] = {\n"
+        var text = comment.map { "/* \($0) */\n" } ?? ""
+        text += "static const \(type.rawValue) \(name)[\(items.count)] = {\n"
         for start in stride(from: 0, to: items.count, by: 8) {
             text += "    " + items[start..<min(start + 8, items.count)].joined(separator: ", ") + ",\n"
         }
