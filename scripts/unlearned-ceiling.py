@@ -9,10 +9,15 @@ examples rejects the printed share of U. This is an oracle at the true boundarie
 chosen on the answer), so a spotter cannot beat it: it bounds the suite's "unlearned rejected" row
 for a given share of learned gestures kept.
 
-    scripts/unlearned-ceiling.py ../shared/datasets/racketsports/RacketSports_TRAIN.ts [KEEP ...]
+    scripts/unlearned-ceiling.py [--minirocket] ../shared/datasets/racketsports/RacketSports_TRAIN.ts [KEEP ...]
 
 KEEP defaults to 0.85 (the issue's bar) and 0.95. Pure numpy: minutes for sets of short examples
 (RacketSports 15 s, BasicMotions about a minute); too slow for UWave or Epilepsy.
+
+--minirocket asks the same of another representation: MiniRocket features (aeon's
+MiniRocketMultivariate, fitted on the learned classes only, each feature standardised on them),
+compared by Euclidean distance. Needs aeon (`python3 -m venv V && V/bin/pip install aeon`, then run
+the script with V/bin/python).
 """
 import sys
 
@@ -49,20 +54,40 @@ def dtw(a, b):
     return d[n, m]
 
 
+def minirocket_distances(series, learned):
+    from aeon.transformations.collection.convolution_based import MiniRocket
+
+    length = max(len(s) for s in series)
+    # aeon wants equal lengths: shorter examples padded with their last frame (held, as in the replays).
+    x = np.stack([np.concatenate([s, np.repeat(s[-1:], length - len(s), 0)]).T for s in series]).astype(np.float32)
+    rocket = MiniRocket(random_state=0).fit(x[learned])
+    f = np.asarray(rocket.transform(x), dtype=np.float64)
+    mean, std = f[learned].mean(0), f[learned].std(0) + 1e-6
+    f = (f - mean) / std
+    sq = (f ** 2).sum(1)
+    return np.maximum(sq[:, None] + sq[None, :] - 2 * f @ f.T, 0)
+
+
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    use_minirocket = "--minirocket" in args
+    args = [a for a in args if a != "--minirocket"]
+    if not args:
         sys.exit(__doc__)
-    series, labels = load_ts(sys.argv[1])
-    keeps = [float(k) for k in sys.argv[2:]] or [0.85, 0.95]
+    series, labels = load_ts(args[0])
+    keeps = [float(k) for k in args[1:]] or [0.85, 0.95]
     n = len(series)
-    dist = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i + 1, n):
-            dist[i, j] = dist[j, i] = dtw(series[i], series[j])
+    if not use_minirocket:
+        dist = np.zeros((n, n))
+        for i in range(n):
+            for j in range(i + 1, n):
+                dist[i, j] = dist[j, i] = dtw(series[i], series[j])
     total_rejected = {k: 0.0 for k in keeps}
     for left_out in sorted(set(labels)):
         learned = np.where(labels != left_out)[0]
         unlearned = np.where(labels == left_out)[0]
+        if use_minirocket:
+            dist = minirocket_distances(series, learned)
 
         def nearest(i):
             pool = learned[learned != i]
