@@ -16,8 +16,8 @@ KEEP defaults to 0.85 (the issue's bar) and 0.95. Pure numpy: minutes for sets o
 
 --minirocket asks the same of another representation: MiniRocket features (aeon's
 MiniRocketMultivariate, fitted on the learned classes only, each feature standardised on them),
-compared by Euclidean distance. Needs aeon (`python3 -m venv V && V/bin/pip install aeon`, then run
-the script with V/bin/python).
+compared by squared Euclidean distance (as the DTW version's frames). Seconds, so UWave and Epilepsy
+too. Needs aeon (`python3 -m venv V && V/bin/pip install aeon`, then run the script with V/bin/python).
 """
 import sys
 
