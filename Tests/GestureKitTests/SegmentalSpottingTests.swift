@@ -110,14 +110,7 @@ import Testing
         try pipeline.save(to: path)
         let loaded = try Pipeline.load(path)
         let stream = data.examples.prefix(8).flatMap(\.series.values)
-        func decisions(_ p: Pipeline) throws -> [Detection] {
-            var live = p.recognizer()
-            var out: [Detection] = []
-            for f in 0..<(stream.count / 6) {
-                if let d = try live.push(Array(stream[(f * 6)..<((f + 1) * 6)])) { out.append(d) }
-            }
-            return out + live.flush()
-        }
+        func decisions(_ p: Pipeline) throws -> [Detection] { try TestData.liveDecisions(p, stream, channels: 6) }
         let a = try decisions(pipeline), b = try decisions(loaded)
         #expect(!a.isEmpty)
         #expect(a == b)

@@ -24,6 +24,16 @@ enum TestData {
         return dir.appendingPathComponent(name).path
     }
 
+    /// What `pipeline`'s recognizer reports on `stream` (frames of `channels` values back to back), flush included.
+    static func liveDecisions(_ pipeline: Pipeline, _ stream: [Float], channels: Int) throws -> [Detection] {
+        var live = pipeline.recognizer()
+        var out: [Detection] = []
+        for f in 0..<(stream.count / channels) {
+            if let d = try live.push(Array(stream[(f * channels)..<((f + 1) * channels)])) { out.append(d) }
+        }
+        return out + live.flush()
+    }
+
     static func spec(_ json: String) throws -> PipelineSpec {
         try decodeJSON(PipelineSpec.self, from: Data(json.utf8), file: "test spec")
     }

@@ -8,7 +8,8 @@ import GestureKit
 ///   kNN, label and change filters) on BasicMotions test frames;
 /// - DTW spotting of GRT's G/R/T letters (pipelines/grt-letters.json, all 45 letters as templates)
 ///   on a stream of letters separated by 200 still samples (target: median <= 20 us per frame;
-///   GRT 3,570 us), and the same with the default DTW pipeline (`--classifier dtw`, no spec).
+///   GRT 3,570 us), and the same with the default DTW pipeline (`--classifier dtw`, no spec) and
+///   with its check for gestures of no learned class.
 let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
 let datasets = repo.deletingLastPathComponent().appendingPathComponent("shared/datasets").path
@@ -52,6 +53,10 @@ let lettersLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendi
 /// The plain `gesture train DTWTrainingData.grt --classifier dtw` pipeline (the segmental decoder).
 let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(classifier: "dtw", specFile: nil))
 
+/// The same with the check for gestures of no learned class (pipelines/dtw-reject-unlearned.json):
+/// it runs once per report, so its cost shows spread over the frames.
+let lettersUnlearnedLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-reject-unlearned.json").path))
+
 func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
     let pipeline = try! Pipeline.train(spec, on: letters)
@@ -83,6 +88,12 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Recognizer push, G/R/T default DTW spotting, per frame") { benchmark in
         guard let live = lettersDefaultLive else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { live.push() }
+    }
+
+    Benchmark("Recognizer push, G/R/T DTW spotting with rejectUnlearned, per frame") { benchmark in
+        guard let live = lettersUnlearnedLive else { return }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { live.push() }
     }

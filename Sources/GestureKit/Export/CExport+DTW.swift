@@ -22,6 +22,10 @@ extension CGenerator {
               m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
+        if m.unlearned != nil {
+            throw Self.refuse("the check for gestures of no learned class (\"rejectUnlearned\") is not exported to C; train without it to export",
+                              field: field)
+        }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
         let span = spotter.span, pool = spotter.pool, ch = channels

@@ -26,12 +26,12 @@
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, derivative, trained
-        case decoder, insertionPenalty
+        case decoder, insertionPenalty, rejectUnlearned
     }
 
     enum TrainedKeys: String, CodingKey {
         case classes, channels, lengths, labels, templates, rejectionMeans, rejectionStds
-        case derivativeScales, segmental
+        case derivativeScales, segmental, unlearned
     }
 
     public init(from decoder: Decoder) throws {
@@ -53,6 +53,7 @@ extension DTWClassifier {
         }
         insertionPenalty = try c.decodeIfPresent(Float.self, forKey: .insertionPenalty)
         if let p = insertionPenalty, !p.isFinite { throw GestureKitError("must be finite", field: "insertionPenalty") }
+        rejectUnlearned = try c.decodeIfPresent(Bool.self, forKey: .rejectUnlearned)
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
             band = .samples(s)
         } else if let f = try c.decodeIfPresent(Double.self, forKey: .band) {
@@ -71,6 +72,8 @@ extension DTWClassifier {
             m.derivativeScales = try t.decodeIfPresent(PackedFloats.self, forKey: .derivativeScales)?.values
             m.segmental = try t.decodeIfPresent(SegmentalModel.self, forKey: .segmental)
             try m.segmental?.validate(classCount: classes.count)
+            m.unlearned = try t.decodeIfPresent(UnlearnedCheck.self, forKey: .unlearned)
+            try m.unlearned?.validate(channels: m.channels)
             // Envelopes are rebuilt only once the shapes are known to agree (validate() rechecks).
             try DTWClassifier.checkShapes(m, band: band)
             m.rebuildDerived(band: band)
@@ -104,6 +107,7 @@ extension DTWClassifier {
         // Written only when on, so the files of pipelines without it keep their bytes.
         try c.encodeIfPresent(derivative, forKey: .derivative)
         try c.encodeIfPresent(insertionPenalty, forKey: .insertionPenalty)
+        try c.encodeIfPresent(rejectUnlearned, forKey: .rejectUnlearned)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)
@@ -115,6 +119,7 @@ extension DTWClassifier {
             try t.encode(model.rejection.stds, forKey: .rejectionStds)
             try t.encodeIfPresent(model.derivativeScales.map(PackedFloats.init), forKey: .derivativeScales)
             try t.encodeIfPresent(model.segmental, forKey: .segmental)
+            try t.encodeIfPresent(model.unlearned, forKey: .unlearned)
         }
     }
 

@@ -40,6 +40,11 @@ public struct DTWClassifier: SequenceClassifier {
     /// The log-odds a spotted segment must exceed to be reported; `nil`: 1, chosen on the spotting suite's tuning split.
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
+    /// Also weighs, for each spotted segment, how far its MiniRocket features lie from every
+    /// training example (``UnlearnedCheck``), so that gestures of no learned class are reported less
+    /// often; `nil` or `false`: off. Learned at training; costs some learned gestures (see the
+    /// spotting article).
+    public var rejectUnlearned: Bool?
     /// Negative recordings of the training call in progress (see ``TrainingContext/negatives``).
     var trainingNegatives: [TimeSeries] = []
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
@@ -65,6 +70,8 @@ public struct DTWClassifier: SequenceClassifier {
         package var derivativeScales: [Float]? = nil
         /// What the segmental spotting decoder learned; `nil` when the configuration cannot spot.
         package var segmental: SegmentalModel? = nil
+        /// With `rejectUnlearned`, how far from every training example a segment may lie.
+        var unlearned: UnlearnedCheck? = nil
         // Derived at training and after decoding; not stored.
         /// With `derivativeScales`, the same templates with the differences appended (one model).
         var differenced: [Model] = []
@@ -116,6 +123,11 @@ public struct DTWClassifier: SequenceClassifier {
                     + "log-odds weights (constant, cost, length, movement) "
                     + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
                     + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
+            }
+            if let u = model.unlearned {
+                let zero = u.slope < 0 ? " (even at \(((-u.intercept / u.slope) * 100).rounded() / 100))" : ""
+                s["unlearned"] = "check on: \(u.featureCount) MiniRocket features of \(u.library.count / max(u.featureCount, 1)) examples "
+                    + "resampled to \(u.length) frames; log-likelihood ratio \(u.intercept) + \(u.slope) log distance\(zero), weight \(UnlearnedCheck.weight)"
             }
         } else {
             s["nullRejection"] = nullRejection.map { "k = \($0) (not trained)" } ?? "off"
@@ -183,6 +195,7 @@ public struct DTWClassifier: SequenceClassifier {
             if canSpot {
                 m.segmental = SegmentalModel.learn(m, examples: examples, labels: labels,
                                                    templateOf: examples.indices.map { templateOf[$0] }, negatives: trainingNegatives)
+                if rejectUnlearned == true { m.unlearned = UnlearnedCheck.learn(examples, labels: labels) }
             }
             model = m
         } else {
@@ -202,6 +215,7 @@ public struct DTWClassifier: SequenceClassifier {
             if canSpot {
                 all.segmental = SegmentalModel.learn(all, examples: examples, labels: labels,
                                                      templateOf: Array(examples.indices), negatives: trainingNegatives)
+                if rejectUnlearned == true { all.unlearned = UnlearnedCheck.learn(examples, labels: labels) }
             }
             model = all
         }

@@ -55,9 +55,14 @@ struct SegmentalSpotter: Spotter {
     let reachable: [Float]
     /// Per class, the frames after a segment's end at which the best cut's choice is final.
     let lag: [Int]
+    /// With it, a segment is reported only if its gain plus the weighted ratio stays positive.
+    let unlearned: UnlearnedCheck?
+    // The check's scratch, allocated once: the segment, resampled, and its features.
+    var segmentFrames: [Float], resampledFrames: [Float], segmentFeatures: [Float]
 
     init(model m: DTWClassifier.Model, segmental: SegmentalModel, penalty: Float) {
         model = segmental
+        unlearned = m.unlearned
         lengths = m.lengths
         labels = m.labels
         channels = m.channels
@@ -68,6 +73,9 @@ struct SegmentalSpotter: Spotter {
         newest = [Int](repeating: -1, count: span)
         moved = [Double](repeating: 0, count: span)
         history = [Float](repeating: 0, count: span * m.channels)
+        segmentFrames = [Float](repeating: 0, count: m.unlearned == nil ? 0 : span * m.channels)
+        resampledFrames = [Float](repeating: 0, count: (m.unlearned?.length ?? 0) * m.channels)
+        segmentFeatures = [Float](repeating: 0, count: m.unlearned?.featureCount ?? 0)
         reachable = segmental.costMean.indices.map { c in
             let w0 = segmental.weights[0], w1 = segmental.weights[1]
             guard w1 < 0 else { return w0 > penalty ? .infinity : 0 }
@@ -259,9 +267,27 @@ struct SegmentalSpotter: Spotter {
     }
 
     private mutating func nextReady() -> SpotMatch? {
-        guard !ready.isEmpty else { return nil }
-        let id = ready.removeFirst(), i = id % pool
-        return report(segClass[i], start: segStart[i], end: segEnd[i], odds: segOdds[i])
+        while !ready.isEmpty {
+            let id = ready.removeFirst(), i = id % pool
+            if unlearned != nil, !isLearned(i) { continue }
+            return report(segClass[i], start: segStart[i], end: segEnd[i], odds: segOdds[i])
+        }
+        return nil
+    }
+
+    /// Whether segment `i`'s gain stays positive once the unlearned check's ratio is added; a
+    /// segment no longer in the history is kept.
+    private mutating func isLearned(_ i: Int) -> Bool {
+        guard let u = unlearned, frame - segStart[i] <= span else { return true }
+        let s = segStart[i], n = segEnd[i] - s + 1, c = segClass[i]
+        for y in 0..<n { for k in 0..<channels { segmentFrames[y * channels + k] = history[ring(s + y) * channels + k] } }
+        let ratio = segmentFrames.withUnsafeBufferPointer { w in
+            resampledFrames.withUnsafeMutableBufferPointer { r in
+                segmentFeatures.withUnsafeMutableBufferPointer { f in u.ratio(w, frames: n, resampled: r, features: f) }
+            }
+        }
+        let gain = min(Float(n) / model.typicalLength[c], 1) * segOdds[i] - penalty
+        return gain + UnlearnedCheck.weight * ratio >= 0
     }
 
     /// A segment as a report, named by the class whose template matched it: on the tuning split
