@@ -41,7 +41,7 @@ public struct DTWClassifier: SequenceClassifier {
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
     /// Also weighs, for each spotted segment, how far its MiniRocket features lie from every
-    /// training example (``UnlearnedCheck``), so that gestures of no learned class are reported less
+    /// training example (`UnlearnedCheck`), so that gestures of no learned class are reported less
     /// often; `nil` or `false`: off. Learned at training; costs some learned gestures (see the
     /// spotting article).
     public var rejectUnlearned: Bool?
