@@ -59,14 +59,16 @@ struct UnlearnedCheck: Sendable, Hashable {
         // Known: each example's distance to its nearest other example of its class. Unknown: to
         // its nearest example of another class, what it would score were its class left out.
         var known: [Double] = [], unknown: [Double] = []
-        for i in 0..<n {
-            var same = Float.infinity, other = Float.infinity
-            for k in 0..<n where k != i {
-                let d = squaredDistance(x, i, x, k, f)
-                if labels[k] == labels[i] { same = min(same, d) } else { other = min(other, d) }
+        x.withUnsafeBufferPointer { p in
+            for i in 0..<n {
+                var same = Float.infinity, other = Float.infinity
+                for k in 0..<n where k != i {
+                    let d = squaredDistance(p, row: i, p, row: k, width: f)
+                    if labels[k] == labels[i] { same = min(same, d) } else { other = min(other, d) }
+                }
+                if same.isFinite { known.append(Double(logDistance(same))) }
+                if other.isFinite { unknown.append(Double(logDistance(other))) }
             }
-            if same.isFinite { known.append(Double(logDistance(same))) }
-            if other.isFinite { unknown.append(Double(logDistance(other))) }
         }
         let (a, b) = fitRatio(known: known, unknown: unknown)
         return UnlearnedCheck(rocket: rocket, length: length, library: x, intercept: Float(a), slope: Float(b))
@@ -106,19 +108,18 @@ struct UnlearnedCheck: Sendable, Hashable {
         MiniRocket.transform(rocket, UnsafeBufferPointer(resampled), length, features, pools: false)
         let f = featureCount
         var best = Float.infinity
+        let query = UnsafeBufferPointer(features)
         library.withUnsafeBufferPointer { x in
-            for i in 0..<(x.count / f) {
-                var d: Float = 0
-                for j in 0..<f { let e = features[j] - x[i * f + j]; d += e * e }
-                best = min(best, d)
-            }
+            for i in 0..<(x.count / f) { best = min(best, Self.squaredDistance(query, row: 0, x, row: i, width: f)) }
         }
         return intercept + slope * Self.logDistance(best)
     }
 
     static func logDistance(_ d: Float) -> Float { log(max(d, 1e-12)) }
 
-    static func squaredDistance(_ x: [Float], _ i: Int, _ y: [Float], _ k: Int, _ f: Int) -> Float {
+    /// Squared Euclidean distance between row `i` of `x` and row `k` of `y`, rows of `width` values.
+    static func squaredDistance(_ x: UnsafeBufferPointer<Float>, row i: Int, _ y: UnsafeBufferPointer<Float>, row k: Int,
+                                width f: Int) -> Float {
         var d: Float = 0
         for j in 0..<f { let e = x[i * f + j] - y[k * f + j]; d += e * e }
         return d
