@@ -127,8 +127,9 @@ import Darwin
     /// both take them, and a derivative of them overflows to infinity for the stages after it.
     /// With `agreement`, the export's weights are stored as `weights` and only that share of the
     /// detections (frame, label and start; the larger count of the two) must agree.
+    /// With `replay`, those recordings are replayed instead of BasicMotions' test set.
     static func expectCDecidesAsSwift(_ pipeline: Pipeline, tolerance: Float, overflow: Bool = false,
-                                      weights: CExport.Weights = .float32, agreement: Double? = nil,
+                                      weights: CExport.Weights = .float32, agreement: Double? = nil, replay: [Example]? = nil,
                                       sourceLocation: SourceLocation = #_sourceLocation) throws -> [Replayed] {
         let dir = URL(fileURLWithPath: TestData.temporaryFile("export-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -142,7 +143,7 @@ import Darwin
         var csv = ""
         var swift: [Replayed] = []
         var n = 0
-        for (e, example) in try Dataset.load(TestData.basicMotionsTest).examples.enumerated() {
+        for (e, example) in try (replay ?? Dataset.load(TestData.basicMotionsTest).examples).enumerated() {
             let s = example.series
             if e == 7 {
                 let bad = [Float](repeating: .nan, count: s.channelCount)
@@ -312,6 +313,26 @@ import Darwin
         let swift = try Self.expectCDecidesAsSwift(pipeline, tolerance: 0)
         // A spotter that says nothing proves nothing.
         #expect(swift.count >= 20)
+    }
+
+    /// With the unlearned check on (`rejectUnlearned`), the C runs it too and reports exactly what
+    /// Swift reports. Trained on half of RacketSports without its smashes and replayed on 60
+    /// strokes of the other half (19 smashes: gestures of no learned class), the check must drop
+    /// some of what the same spotter without it reports (measured: 38 reports against 49).
+    @Test(.enabled(if: ExportCTests.cc != nil && TestData.hasShared, "needs a C compiler (cc) and ../shared/datasets"))
+    func dtwSpotterWithTheUnlearnedCheckDecidesAsTheSwiftRecognizer() throws {
+        let all = try Dataset.load(TestData.sharedPath("racketsports/RacketSports_TRAIN.ts"))
+        var data = all.subset(all.examples.indices.filter { $0 % 2 == 0 && all.examples[$0].label != "Badminton_Smash" })
+        data.classes.removeAll { $0 == "Badminton_Smash" }
+        let replay = Array(all.examples.indices.filter { $0 % 2 == 1 }.prefix(60).map { all.examples[$0] })
+        let on = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "rejectUnlearned": true}}"#), on: data)
+        let off = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: data)
+        let checked = try Self.expectCDecidesAsSwift(on, tolerance: 0, replay: replay)
+        let plain = try Self.expectCDecidesAsSwift(off, tolerance: 0, replay: replay)
+        let key = { (r: Replayed) in "\(r.frame) \(r.label) \(r.start)" }
+        #expect(checked.count >= 20)
+        #expect(Set(checked.map(key)).isSubset(of: Set(plain.map(key))))
+        #expect(checked.count + 5 <= plain.count, "the check dropped too little: \(checked.count) of \(plain.count)")
     }
 
     /// The streaming filters (moving average, median over odd and even windows, derivatives of both

@@ -22,10 +22,6 @@ extension CGenerator {
               m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
-        if m.unlearned != nil {
-            throw Self.refuse("the check for gestures of no learned class (\"rejectUnlearned\") is not exported to C; train without it to export",
-                              field: field)
-        }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
         let span = spotter.span, pool = spotter.pool, ch = channels
@@ -85,6 +81,7 @@ extension CGenerator {
             "s->sp_ready_head = 0; s->sp_ready_count = 0;",
         ]
 
+        if let u = m.unlearned { try unlearnedCheck(u, span: span, penalty: penalty) }
         b.functions.append("""
             /* SPRING (SpringColumns.step, the kernel spring_body.h): every template's column advanced by
                frame x, stream frame t. Row -1 is free; ties prefer left, then diag, then up. */
@@ -263,11 +260,13 @@ extension CGenerator {
                 int64_t id, j;
                 int32_t c, kk;
                 float conf;
-                if (s->sp_ready_count == 0) return 0;
-                id = s->sp_ready[s->sp_ready_head];
-                s->sp_ready_head = (s->sp_ready_head + 1) % \(pool);
-                s->sp_ready_count--;
-                j = id % \(pool);
+                do {
+                    if (s->sp_ready_count == 0) return 0;
+                    id = s->sp_ready[s->sp_ready_head];
+                    s->sp_ready_head = (s->sp_ready_head + 1) % \(pool);
+                    s->sp_ready_count--;
+                    j = id % \(pool);
+                } while (\(m.unlearned == nil ? "0" : "!sp_learned(s, j)"));
                 c = s->sp_seg_class[j];
                 conf = 1.0f / (1.0f + expf(-s->sp_seg_odds[j]));
                 for (kk = 0; kk < \(classCount); kk++) s->scores[kk] = 0.0f;
@@ -344,5 +343,72 @@ extension CGenerator {
             """)
         spots = true
         return "spot_decision"
+    }
+
+    /// ``UnlearnedCheck`` as `sp_learned(state *, slot)`: the segment's frames from the history,
+    /// resampled, MiniRocket's transform (the windowed extractors' C), the nearest library row and
+    /// the weighted ratio added to the segment's gain (`SegmentalSpotter.isLearned`), in the same
+    /// order of float operations.
+    private mutating func unlearnedCheck(_ u: UnlearnedCheck, span: Int, penalty: Float) throws {
+        let ch = channels, n = u.length, f = u.featureCount, rows = u.library.count / max(f, 1)
+        let L = CBuilder.literal as (Float) -> String
+        try miniRocketHalf(u.rocket, name: "ul", frames: n, pools: false)
+        b.constant("ul_library", floats: u.library)
+        b.keepFloat32("the unlearned check's library: distances to it are compared with a learned ratio")
+        b.field(.float, "ul_segment", count: span * ch)
+        b.field(.float, "ul_resampled", count: n * ch)
+        b.field(.float, "ul_features", count: f)
+        b.functions.append("""
+            /* Whether segment slot j stays reported once its MiniRocket distance to the nearest training
+               example, as a log-likelihood ratio, is weighed in (a segment out of the history is kept). */
+            static int sp_learned(\(prefix)_state *s, int64_t j) {
+                const int64_t st = s->sp_seg_start[j], n = s->sp_seg_end[j] - st + 1;
+                const int32_t c = s->sp_seg_class[j];
+                float *w = s->ul_segment, *r = s->ul_resampled, *f = s->ul_features;
+                float best = INFINITY, dist, e, sq, l, ratio, gain, p;
+                int64_t y, a;
+                int32_t k, i, q;
+                if (s->sp_frame - st > \(span)) return 1;
+                for (y = 0; y < n; y++)
+                    for (k = 0; k < \(ch); k++) w[y * \(ch) + k] = s->sp_history[((st + y) % \(span)) * \(ch) + k];
+                if (n > 1) {
+                    for (i = 0; i < \(n); i++) {
+                        float pos = (float)i * (float)(n - 1), t, v0, v1;
+                        pos = pos / \(L(Float(max(n - 1, 1))));
+                        a = (int64_t)pos;
+                        if (a > n - 2) a = n - 2;
+                        t = pos - (float)a;
+                        for (k = 0; k < \(ch); k++) {
+                            v0 = w[a * \(ch) + k] * (1.0f - t);
+                            v1 = w[(a + 1) * \(ch) + k] * t;
+                            r[i * \(ch) + k] = v0 + v1;
+                        }
+                    }
+                } else {
+                    for (i = 0; i < \(n); i++) for (k = 0; k < \(ch); k++) r[i * \(ch) + k] = w[k];
+                }
+                ul_extract(s, r, f);
+                for (q = 0; q < \(rows); q++) {
+                    const float *x = ul_library + (int64_t)q * \(f);
+                    dist = 0.0f;
+                    for (i = 0; i < \(f); i++) {
+                        e = f[i] - x[i];
+                        sq = e * e;
+                        dist = dist + sq;
+                    }
+                    if (dist < best) best = dist;
+                }
+                l = logf(1e-12f >= best ? 1e-12f : best);
+                p = \(L(u.slope)) * l;
+                ratio = \(L(u.intercept)) + p;
+                gain = (float)n / sp_typical[c];
+                gain = 1.0f < gain ? 1.0f : gain;
+                gain = gain * s->sp_seg_odds[j];
+                gain = gain - \(L(penalty));
+                p = \(L(UnlearnedCheck.weight)) * ratio;
+                return gain + p >= 0.0f;
+            }
+
+            """)
     }
 }

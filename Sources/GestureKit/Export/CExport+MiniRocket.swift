@@ -38,7 +38,7 @@ extension CGenerator {
     }
 
     /// One fitted transform over a window of `frames` frames, as `<name>_extract`.
-    private mutating func miniRocketHalf(_ m: MiniRocket.Model, name p: String, frames: Int, pools multiPooling: Bool) throws {
+    mutating func miniRocketHalf(_ m: MiniRocket.Model, name p: String, frames: Int, pools multiPooling: Bool) throws {
         // One channel of channels x frames when fitted end to end, else the channels as they are.
         let rows = m.concatenated ? 1 : channels
         let n = m.concatenated ? frames * channels : frames
