@@ -103,12 +103,8 @@ import Testing
 
     /// A segmental DTW pipeline saves what its decoder learned and decides the same after a reload.
     @Test func segmentalModelRoundTripsThroughThePipelineFile() throws {
-        let data = try Dataset.load(TestData.basicMotionsTrain)
-        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw", "decoder": "segmental", "insertionPenalty": 1.5}}"#)
-        let pipeline = try Pipeline.train(spec, on: data)
-        let path = TestData.temporaryFile("segmental.gesture")
-        try pipeline.save(to: path)
-        let loaded = try Pipeline.load(path)
+        let (pipeline, loaded, data, path) = try TestData.savedAndLoaded(
+            #"{"classifier": {"kind": "dtw", "decoder": "segmental", "insertionPenalty": 1.5}}"#, file: "segmental.gesture")
         let stream = data.examples.prefix(8).flatMap(\.series.values)
         func decisions(_ p: Pipeline) throws -> [Detection] { try TestData.liveDecisions(p, stream, channels: 6) }
         let a = try decisions(pipeline), b = try decisions(loaded)

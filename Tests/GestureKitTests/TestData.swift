@@ -34,6 +34,16 @@ enum TestData {
         return out + live.flush()
     }
 
+    /// `json` trained on BasicMotions' training set, saved as `file` and loaded back: the pair a
+    /// file round trip compares, with the set it was trained on and the file's path.
+    static func savedAndLoaded(_ json: String, file: String) throws -> (trained: Pipeline, loaded: Pipeline, data: Dataset, path: String) {
+        let data = try Dataset.load(basicMotionsTrain)
+        let pipeline = try Pipeline.train(spec(json), on: data)
+        let path = temporaryFile(file)
+        try pipeline.save(to: path)
+        return (pipeline, try Pipeline.load(path), data, path)
+    }
+
     static func spec(_ json: String) throws -> PipelineSpec {
         try decodeJSON(PipelineSpec.self, from: Data(json.utf8), file: "test spec")
     }

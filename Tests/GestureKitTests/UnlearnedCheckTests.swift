@@ -57,12 +57,8 @@ import Testing
     /// On and saved: the check is in the file, a reload decides the same, and the C export
     /// carries it (that the C decides the same: `ExportCTests`).
     @Test func theCheckRoundTripsAndIsExportedToC() throws {
-        let data = try Dataset.load(TestData.basicMotionsTrain)
-        let spec = try TestData.spec(#"{"classifier": {"kind": "dtw", "rejectUnlearned": true}}"#)
-        let pipeline = try Pipeline.train(spec, on: data)
-        let path = TestData.temporaryFile("unlearned.gesture")
-        try pipeline.save(to: path)
-        let loaded = try Pipeline.load(path)
+        let (pipeline, loaded, data, path) = try TestData.savedAndLoaded(#"{"classifier": {"kind": "dtw", "rejectUnlearned": true}}"#,
+                                                                          file: "unlearned.gesture")
         let stream = data.examples.prefix(10).flatMap(\.series.values)
         func decisions(_ p: Pipeline) throws -> [Detection] { try TestData.liveDecisions(p, stream, channels: 6) }
         let a = try decisions(pipeline)
