@@ -213,6 +213,19 @@ import Testing
         #expect(Self.score(ind, test, Array(test.examples.indices)).accuracy == 1.0)
     }
 
+    /// A query identical to a template is named by that template's class: the classes pruned at
+    /// the nearest distance 0 used to tie with it at 0, and the tie went to class 0.
+    @Test func aTrainingExampleIsNamedByItsOwnClass() throws {
+        let train = try Dataset.load(TestData.basicMotionsTrain)
+        var dtw = DTWClassifier()
+        try Self.train(&dtw, train)
+        for e in train.examples {
+            let p = dtw.predict(e.series)
+            #expect(p.classIndex == train.classes.firstIndex(of: e.label!), "\(e.label!): \(p.scores)")
+            #expect(p.distance == 0)
+        }
+    }
+
     /// uWave TRAIN, 10-fold CV, 1-NN dependent DTW (README: 0.903 on the official split).
     @Test(.enabled(if: DTWTestData.available, TestData.needsShared)) func uwaveCrossValidation() throws {
         let d = try DTWTestData.load("uwave/UWaveGestureLibrary_TRAIN.ts")

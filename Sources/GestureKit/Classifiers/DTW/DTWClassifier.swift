@@ -472,8 +472,9 @@ public struct DTWClassifier: SequenceClassifier {
                         }
                         // Every template of such a class was skipped or abandoned at a cutoff of at least
                         // margin * nearest (an upper-bound cutoff cannot lose the class's best template).
+                        // Above a nearest of 0 (the query is a template), so the ties do not go to class 0.
                         let reached = best.min() ?? .infinity
-                        for cls in 0..<classCount where eligible[cls] && !found[cls] { best[cls] = margin * reached }
+                        for cls in 0..<classCount where eligible[cls] && !found[cls] { best[cls] = max(margin * reached, reached.nextUp) }
                     }
                 }
             }
