@@ -22,6 +22,10 @@ extension CGenerator {
               m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
+        guard dtw.nameWhole != true else {
+            throw Self.refuse("naming short segments by the whole window around them (\"nameWhole\": true) is not exported to C yet; "
+                              + "export the pipeline without it", field: field)
+        }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
         let span = spotter.span, pool = spotter.pool, ch = channels

@@ -26,7 +26,7 @@
 extension DTWClassifier {
     enum CodingKeys: String, CodingKey {
         case variant, band, bandSamples, trim, resample, zNormalize, medoids, nullRejection, tune, derivative, trained
-        case decoder, insertionPenalty, rejectUnlearned
+        case decoder, insertionPenalty, rejectUnlearned, nameWhole
     }
 
     enum TrainedKeys: String, CodingKey {
@@ -54,6 +54,7 @@ extension DTWClassifier {
         insertionPenalty = try c.decodeIfPresent(Float.self, forKey: .insertionPenalty)
         if let p = insertionPenalty, !p.isFinite { throw GestureKitError("must be finite", field: "insertionPenalty") }
         rejectUnlearned = try c.decodeIfPresent(Bool.self, forKey: .rejectUnlearned)
+        nameWhole = try c.decodeIfPresent(Bool.self, forKey: .nameWhole)
         if let s = try c.decodeIfPresent(Int.self, forKey: .bandSamples) {
             band = .samples(s)
         } else if let f = try c.decodeIfPresent(Double.self, forKey: .band) {
@@ -108,6 +109,7 @@ extension DTWClassifier {
         try c.encodeIfPresent(derivative, forKey: .derivative)
         try c.encodeIfPresent(insertionPenalty, forKey: .insertionPenalty)
         try c.encodeIfPresent(rejectUnlearned, forKey: .rejectUnlearned)
+        try c.encodeIfPresent(nameWhole, forKey: .nameWhole)
         if let model {
             var t = c.nestedContainer(keyedBy: TrainedKeys.self, forKey: .trained)
             try t.encode(model.classes, forKey: .classes)

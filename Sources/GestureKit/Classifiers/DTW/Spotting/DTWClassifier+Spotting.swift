@@ -5,6 +5,7 @@ extension DTWClassifier: SpottingClassifier, NegativeLearning {
     /// decoder's model.
     public func makeSpotter() -> (any Spotter)? {
         guard canSpot, let model, let segmental = model.segmental else { return nil }
-        return SegmentalSpotter(model: model, segmental: segmental, penalty: insertionPenalty ?? SegmentalSpotter.defaultPenalty)
+        return SegmentalSpotter(model: model, segmental: segmental, penalty: insertionPenalty ?? SegmentalSpotter.defaultPenalty,
+                                naming: nameWhole == true ? WholeNaming(self) : nil)
     }
 }

@@ -59,10 +59,14 @@ struct SegmentalSpotter: Spotter {
     let unlearned: UnlearnedCheck?
     // The check's scratch, allocated once: the segment, resampled, and its features.
     var segmentFrames: [Float], resampledFrames: [Float], segmentFeatures: [Float]
+    /// With it, a segment shorter than its class's typical performance is named by the whole
+    /// window around it.
+    let naming: WholeNaming?
 
-    init(model m: DTWClassifier.Model, segmental: SegmentalModel, penalty: Float) {
+    init(model m: DTWClassifier.Model, segmental: SegmentalModel, penalty: Float, naming: WholeNaming? = nil) {
         model = segmental
         unlearned = m.unlearned
+        self.naming = naming
         lengths = m.lengths
         labels = m.labels
         channels = m.channels
@@ -270,9 +274,26 @@ struct SegmentalSpotter: Spotter {
         while !ready.isEmpty {
             let id = ready.removeFirst(), i = id % pool
             if unlearned != nil, !isLearned(i) { continue }
-            return report(segClass[i], start: segStart[i], end: segEnd[i], odds: segOdds[i])
+            let c = naming.flatMap { wholeName(i, $0) } ?? segClass[i]
+            return report(c, start: segStart[i], end: segEnd[i], odds: segOdds[i])
         }
         return nil
+    }
+
+    /// The class the window of a typical performance around segment `i` names, when the segment
+    /// is shorter than that: centred on the segment, moved back to end at the newest frame, within
+    /// the history. Runs once per report.
+    private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
+        let s = segStart[i], e = segEnd[i]
+        let typical = Int(model.typicalLength[segClass[i]])
+        guard e - s + 1 < typical else { return nil }
+        let newestFrame = frame - 1
+        var a = (s + e + 1) / 2 - typical / 2
+        let b = min(a + typical - 1, newestFrame)
+        a = max(b - typical + 1, 0, frame - span + 1)
+        var values = [Float](repeating: 0, count: (b - a + 1) * channels)
+        for y in a...b { for k in 0..<channels { values[(y - a) * channels + k] = history[ring(y) * channels + k] } }
+        return naming.name(TimeSeries(values: values, channelCount: channels))
     }
 
     /// Whether segment `i`'s gain stays positive once the unlearned check's ratio is added; a
