@@ -57,6 +57,10 @@ let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(clas
 /// it runs once per report, so its cost shows spread over the frames.
 let lettersUnlearnedLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-reject-unlearned.json").path))
 
+/// The same naming short segments by the whole window around them (pipelines/dtw-name-whole.json):
+/// a whole-example search per report shorter than its class's typical performance.
+let lettersNameWholeLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-name-whole.json").path))
+
 func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
     let pipeline = try! Pipeline.train(spec, on: letters)
@@ -94,6 +98,12 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Recognizer push, G/R/T DTW spotting with rejectUnlearned, per frame") { benchmark in
         guard let live = lettersUnlearnedLive else { return }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations { live.push() }
+    }
+
+    Benchmark("Recognizer push, G/R/T DTW spotting with nameWhole, per frame") { benchmark in
+        guard let live = lettersNameWholeLive else { return }
         benchmark.startMeasurement()
         for _ in benchmark.scaledIterations { live.push() }
     }
