@@ -13,14 +13,18 @@ import Testing
         try dtw.train(data.examples.map(\.series), labels: labels, classes: data.classes)
         let naming = try #require(WholeNaming(dtw))
         let test = try Dataset.load(TestData.basicMotionsTest)
-        let named = test.examples.map { naming.name($0.series) }
+        let named = test.examples.map { naming.name([$0.series]) }
         let truth = test.examples.map { data.classes.firstIndex(of: $0.label!) }
         #expect(zip(named, truth).filter { $0 == $1 }.count * 10 >= truth.count * 9, "\(named)")
         var rng = SeededGenerator(seed: 11)
         let frames = data.examples[0].series.frameCount, channels = data.channelCount
         let scale = data.examples.flatMap(\.series.values).map(abs).max()!
         let noise = TimeSeries(values: (0..<(frames * channels)).map { _ in 4 * scale * rng.nextGaussian() }, channelCount: channels)
-        #expect(naming.name(noise) == nil)
+        #expect(naming.name([noise]) == nil)
+        // The nearest window names: noise beside a whole example does not hide it.
+        let i = try #require(named.indices.first { named[$0] != nil && named[$0] == truth[$0] })
+        #expect(naming.name([noise, test.examples[i].series]) == truth[i])
+        #expect(naming.name([test.examples[i].series, noise]) == truth[i])
     }
 
     /// UWave's gestures streamed between held frames: a segment the decoder cuts short inside a

@@ -280,20 +280,24 @@ struct SegmentalSpotter: Spotter {
         return nil
     }
 
-    /// The class the window of a typical performance around segment `i` names, when the segment
-    /// is shorter than that: centred on the segment, moved back to end at the newest frame, within
-    /// the history. Runs once per report.
+    /// The class the windows of a typical performance around segment `i` name, when the segment
+    /// is shorter than that: starting with it, centred on it and ending with it, each moved back
+    /// to end at the newest frame, within the history. Runs once per report.
     private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
         let s = segStart[i], e = segEnd[i]
         let typical = Int(model.typicalLength[segClass[i]])
         guard e - s + 1 < typical else { return nil }
-        let newestFrame = frame - 1
-        var a = (s + e + 1) / 2 - typical / 2
-        let b = min(a + typical - 1, newestFrame)
-        a = max(b - typical + 1, 0, frame - span + 1)
-        var values = [Float](repeating: 0, count: (b - a + 1) * channels)
-        for y in a...b { for k in 0..<channels { values[(y - a) * channels + k] = history[ring(y) * channels + k] } }
-        return naming.name(TimeSeries(values: values, channelCount: channels))
+        var windows: [TimeSeries] = [], firsts: [Int] = []
+        for start in [s, (s + e + 1) / 2 - typical / 2, e - typical + 1] {
+            let b = min(start + typical - 1, frame - 1)
+            let a = max(b - typical + 1, 0, frame - span + 1)
+            guard !firsts.contains(a) else { continue }
+            firsts.append(a)
+            var values = [Float](repeating: 0, count: (b - a + 1) * channels)
+            for y in a...b { for k in 0..<channels { values[(y - a) * channels + k] = history[ring(y) * channels + k] } }
+            windows.append(TimeSeries(values: values, channelCount: channels))
+        }
+        return naming.name(windows)
     }
 
     /// Whether segment `i`'s gain stays positive once the unlearned check's ratio is added; a
