@@ -23,7 +23,7 @@ extension CGenerator {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
         guard dtw.nameWhole != true else {
-            throw Self.refuse("naming short segments by the whole window around them (\"nameWhole\": true) is not exported to C yet; "
+            throw Self.refuse("naming segments by the whole window around them (\"nameWhole\": true) is not exported to C yet; "
                               + "export the pipeline without it", field: field)
         }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty

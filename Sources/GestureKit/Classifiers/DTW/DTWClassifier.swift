@@ -45,10 +45,10 @@ public struct DTWClassifier: SequenceClassifier {
     /// often; `nil` or `false`: off. Learned at training; costs some learned gestures (see the
     /// spotting article).
     public var rejectUnlearned: Bool?
-    /// Names each spotted segment shorter than a typical performance of its class by the whole
-    /// window of that length around it, classified as a whole example (``WholeNaming``), when the
-    /// window's distance is typical of the class it names; `nil` or `false`: by the matching
-    /// template. Nothing is learned for it; can be changed after training.
+    /// Names each spotted segment by a window of at least a typical performance of its class
+    /// around it, classified as a whole example (``WholeNaming``), when the window's distance is
+    /// typical of the class it names; `nil` or `false`: by the matching template. Nothing is
+    /// learned for it; can be changed after training.
     public var nameWhole: Bool?
     /// Negative recordings of the training call in progress (see ``TrainingContext/negatives``).
     var trainingNegatives: [TimeSeries] = []
@@ -128,7 +128,7 @@ public struct DTWClassifier: SequenceClassifier {
                     + "log-odds weights (constant, cost, length, movement) "
                     + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
                     + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
-                    + (nameWhole == true ? "; short segments named by the whole window around them" : "")
+                    + (nameWhole == true ? "; segments named by the whole window around them" : "")
             }
             if let u = model.unlearned {
                 let zero = u.slope < 0 ? " (even at \(((-u.intercept / u.slope) * 100).rounded() / 100))" : ""

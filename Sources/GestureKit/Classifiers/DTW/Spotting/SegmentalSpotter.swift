@@ -59,8 +59,7 @@ struct SegmentalSpotter: Spotter {
     let unlearned: UnlearnedCheck?
     // The check's scratch, allocated once: the segment, resampled, and its features.
     var segmentFrames: [Float], resampledFrames: [Float], segmentFeatures: [Float]
-    /// With it, a segment shorter than its class's typical performance is named by the whole
-    /// window around it.
+    /// With it, a segment is named by the whole window around it.
     let naming: WholeNaming?
 
     init(model m: DTWClassifier.Model, segmental: SegmentalModel, penalty: Float, naming: WholeNaming? = nil) {
@@ -280,13 +279,12 @@ struct SegmentalSpotter: Spotter {
         return nil
     }
 
-    /// The class the windows of a typical performance around segment `i` name, when the segment
-    /// is shorter than that: starting with it, centred on it and ending with it, each moved back
-    /// to end at the newest frame, within the history. Runs once per report.
+    /// The class the windows around segment `i` name, each a typical performance of its class
+    /// long or the segment, whichever is longer: starting with it, centred on it and ending with
+    /// it, each moved back to end at the newest frame, within the history. Runs once per report.
     private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
         let s = segStart[i], e = segEnd[i]
-        let typical = Int(model.typicalLength[segClass[i]])
-        guard e - s + 1 < typical else { return nil }
+        let typical = max(Int(model.typicalLength[segClass[i]]), e - s + 1)
         var windows: [TimeSeries] = [], firsts: [Int] = []
         for start in [s, (s + e + 1) / 2 - typical / 2, e - typical + 1] {
             let b = min(start + typical - 1, frame - 1)

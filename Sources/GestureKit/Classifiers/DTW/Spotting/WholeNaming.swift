@@ -1,5 +1,5 @@
-/// Names a spotted segment shorter than a typical performance of its class by classifying the
-/// whole typical-length window around it, as the pipeline classifies a whole example.
+/// Names a spotted segment by classifying a window of at least a typical performance of its class
+/// around it, as the pipeline classifies a whole example.
 ///
 /// The decoder can cut a gesture short and name the cut by a class whose gesture looks like that
 /// part (UWave's gestures are partly made of each other's strokes). A window around the cut holds
@@ -16,7 +16,8 @@ struct WholeNaming: Sendable {
     let limits: [Float]
 
     /// Chosen on the spotting suite's tuning split (`scripts/spotting-suite --tuning --spec
-    /// pipelines/dtw-name-whole.json`), with the centred window alone: 0 / 2 / 4 / 6 / 9 / 15 / no limit found 238 / 239 / 240 / 241
+    /// pipelines/dtw-name-whole.json`), with the centred window alone and segments shorter than a
+    /// typical performance only: 0 / 2 / 4 / 6 / 9 / 15 / no limit found 238 / 239 / 240 / 241
     /// / 241 / 241 / 240 of 300 gestures amid everyday motion with negatives, 1105 / 1105 / 1111 /
     /// 1117 / 1115 / 1115 / 1095 of 1260 between held still frames (no limit: BasicMotions 154 and
     /// the GRT letters 127 of 135, against 170 and 133 at 6), 231 / 232 / 233 / 235 / 233 / 235 / 233
