@@ -46,7 +46,7 @@ public struct DTWClassifier: SequenceClassifier {
     /// spotting article).
     public var rejectUnlearned: Bool?
     /// Names each spotted segment by a window of at least a typical performance of its class
-    /// around it, classified as a whole example (``WholeNaming``), when the window's distance is
+    /// around it, classified as a whole example (`WholeNaming`), when the window's distance is
     /// typical of the class it names; `nil` or `false`: by the matching template. Nothing is
     /// learned for it; can be changed after training.
     public var nameWhole: Bool?

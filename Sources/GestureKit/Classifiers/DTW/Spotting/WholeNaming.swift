@@ -7,7 +7,7 @@
 /// nearest to a template is taken, and that template's class names the report. A window
 /// that holds no whole gesture (the gesture was short, and the window runs into stillness or other
 /// motion around it) lies far from every template: the window's name is taken only when its
-/// distance is typical of the class it names, within ``coefficient`` standard deviations of the
+/// distance is typical of the class it names, within `coefficient` standard deviations of the
 /// class's training distances (the null-rejection statistics every DTW model learns); otherwise
 /// the template's name stays.
 struct WholeNaming: Sendable {
