@@ -45,6 +45,21 @@ import Testing
         #expect(sum(a, \.missed) == sum(b, \.missed))
     }
 
+    /// Gestures back to back, loud noise and a stream longer than the history: every report still
+    /// names a learned class, and no window reaches outside the frames kept.
+    @Test func anyStreamIsNamedWithoutLeavingTheHistory() throws {
+        let data = try Dataset.load(TestData.basicMotionsTrain)
+        let pipeline = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw", "nameWhole": true}}"#), on: data)
+        var rng = SeededGenerator(seed: 12)
+        let test = try Dataset.load(TestData.basicMotionsTest)
+        var stream = test.examples.flatMap(\.series.values)
+        stream += (0..<(3000 * 6)).map { _ in 40 * rng.nextGaussian() }
+        stream += test.examples.reversed().flatMap(\.series.values)
+        let decisions = try TestData.liveDecisions(pipeline, stream, channels: 6)
+        #expect(decisions.count >= test.examples.count / 2, "\(decisions.count) reports")
+        #expect(decisions.allSatisfy { $0.label.map(data.classes.contains) ?? false }, "\(decisions.map(\.label))")
+    }
+
     /// The setting is saved, a reload decides the same, the summary says so, and the C export
     /// refuses it by name rather than deciding differently.
     @Test func theSettingRoundTripsAndTheExportRefusesIt() throws {

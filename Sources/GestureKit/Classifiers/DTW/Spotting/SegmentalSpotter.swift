@@ -289,7 +289,8 @@ struct SegmentalSpotter: Spotter {
         for start in [s, (s + e + 1) / 2 - typical / 2, e - typical + 1] {
             let b = min(start + typical - 1, frame - 1)
             let a = max(b - typical + 1, 0, frame - span + 1)
-            guard !firsts.contains(a) else { continue }
+            // A window already tried, or one that has left the history (a report queued long).
+            guard a <= b, !firsts.contains(a) else { continue }
             firsts.append(a)
             var values = [Float](repeating: 0, count: (b - a + 1) * channels)
             for y in a...b { for k in 0..<channels { values[(y - a) * channels + k] = history[ring(y) * channels + k] } }
