@@ -335,6 +335,104 @@ import Darwin
         #expect(checked.count + 5 <= plain.count, "the check dropped too little: \(checked.count) of \(plain.count)")
     }
 
+    /// With `nameWhole`, the C classifies the windows around each report as Swift does (every
+    /// template in full, dependent and independent, with and without a band) and reports exactly what
+    /// Swift reports. Trained on half of UWave and replayed on 40 gestures of the other half back to
+    /// back, the naming must rename some reports of the same spotter without it (the same frames).
+    @Test(.enabled(if: ExportCTests.cc != nil && TestData.hasShared, "needs a C compiler (cc) and ../shared/datasets"),
+          arguments: [#""nameWhole": true"#, #""variant": "independent", "bandSamples": 2, "nameWhole": true"#])
+    func dtwSpotterNamingWholeWindowsDecidesAsTheSwiftRecognizer(settings: String) throws {
+        let all = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
+        let data = all.subset(all.examples.indices.filter { $0 % 2 == 0 })
+        let replay = Array(all.examples.indices.filter { $0 % 2 == 1 }.prefix(40).map { all.examples[$0] })
+        let on = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "# + settings + "}}"), on: data)
+        let plain = settings.replacingOccurrences(of: #", "nameWhole": true"#, with: "").replacingOccurrences(of: #""nameWhole": true"#, with: "")
+        let off = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw""# + (plain.isEmpty ? "" : ", " + plain) + "}}"), on: data)
+        let named = try Self.expectCDecidesAsSwift(on, tolerance: 0, replay: replay)
+        let unnamed = try Self.expectCDecidesAsSwift(off, tolerance: 0, replay: replay)
+        #expect(named.count >= 20)
+        #expect(named.map { "\($0.frame) \($0.start)" } == unnamed.map { "\($0.frame) \($0.start)" })
+        let renamed = zip(named, unnamed).filter { $0.label != $1.label }.count
+        #expect(renamed >= 1, "naming renamed none of \(named.count) reports")
+    }
+
+    /// The C's whole-window DTW (`sp_whole_dtw`, called as the naming calls it) gives the kernel's
+    /// distance to the bit, for every template and windows shorter than, as long as and longer
+    /// than the templates: the naming compares these distances with learned limits, so a
+    /// difference in the last bit could rename a report.
+    @Test(.enabled(if: ExportCTests.cc != nil && TestData.hasShared, "needs a C compiler (cc) and ../shared/datasets"),
+          arguments: [#""nameWhole": true"#, #""variant": "independent", "bandSamples": 2, "nameWhole": true"#,
+                      #""band": 0.1, "nameWhole": true"#])
+    func wholeWindowDistancesAreTheKernelsToTheBit(settings: String) throws {
+        let all = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
+        let data = all.subset(Array(all.examples.indices.filter { $0 % 4 == 0 }))
+        let pipeline = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "# + settings + "}}"), on: data)
+        guard case .sequence(let c) = pipeline.spec.classifier, let dtw = c as? DTWClassifier, let m = dtw.model else {
+            Issue.record("not a trained DTW pipeline")
+            return
+        }
+        let ch = m.channels, k = m.lengths.count
+        let search = dtw.variant == .independent
+            ? "d = 0.0f; for (c = 0; c < \(ch); c++) d = d + sp_whole_dtw(&s, s.sp_window, n, q, c, 1);"
+            : "d = sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch));"
+        let dir = URL(fileURLWithPath: TestData.temporaryFile("export-\(UUID().uuidString)"))
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try pipeline.exportC(to: dir, prefix: "p")
+        try """
+            #include <stdio.h>
+            #include "p.c"
+            int main(void) {
+                static p_state s;
+                long n, i;
+                int q, c;
+                float d;
+                p_init(&s);
+                while (scanf("%ld", &n) == 1) {
+                    for (i = 0; i < n * \(ch); i++) if (scanf("%f", &s.sp_window[i]) != 1) return 1;
+                    for (q = 0; q < \(k); q++) { \(search) printf("%a\\n", (double)d); }
+                }
+                return 0;
+            }
+            """.write(to: dir.appendingPathComponent("harness.c"), atomically: true, encoding: .utf8)
+        let binary = dir.appendingPathComponent("harness").path
+        let built = try Self.run(Self.cc!, ["-std=c99", "-O2", "-I", dir.path, dir.appendingPathComponent("harness.c").path, "-lm", "-o", binary])
+        try #require(built.0 == 0, "\(built.2)")
+        // Channel-major windows cut from held-out gestures: 40, 200, 315 (every template's length) and 330 frames.
+        let held = all.examples.indices.filter { $0 % 4 == 1 }.prefix(4).map { all.examples[$0].series }
+        var windows: [(values: [Float], frames: Int)] = []
+        for (i, n) in [40, 200, 315, 330].enumerated() {
+            let series = held[i]
+            windows.append(((0..<ch).flatMap { c in (0..<n).map { t in series.values[min(t, series.frameCount - 1) * ch + c] } }, n))
+        }
+        var input = ""
+        for w in windows { input += "\(w.frames)\n" + w.values.map { "\($0)" }.joined(separator: " ") + "\n" }
+        let file = dir.appendingPathComponent("windows.txt").path
+        try input.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, out, err) = try Self.run(binary, [], input: file)
+        #expect(status == 0, "\(err)")
+        let inC = out.split(separator: "\n").map { Float(Double(String($0)) ?? .nan) }
+        try #require(inC.count == windows.count * k, "\(inC.count) distances from C")
+        var checked = 0
+        for (wi, w) in windows.enumerated() {
+            for q in 0..<k {
+                let n = w.frames, len = m.lengths[q]
+                var scratch = [Float](repeating: 0, count: 4 * (n + len + 64) * ch)
+                let swift = w.values.withUnsafeBufferPointer { a in
+                    m.templates.withUnsafeBufferPointer { t in
+                        scratch.withUnsafeMutableBufferPointer { sc in
+                            DTWClassifier.align(dtw.variant, dtw.band, a.baseAddress!, n, t.baseAddress! + m.offsets[q], len, ch,
+                                                .infinity, sc.baseAddress!)
+                        }
+                    }
+                }
+                let c = inC[wi * k + q]
+                #expect(swift.bitPattern == c.bitPattern, "window \(n) frames, template \(q): Swift \(swift), C \(c)")
+                if swift.isFinite { checked += 1 }
+            }
+        }
+        #expect(checked >= windows.count * k / 2)
+    }
+
     /// The streaming filters (moving average, median over odd and even windows, derivatives of both
     /// orders, Savitzky-Golay centred and at the end point, dead zone), the FFT (Hann, Hamming and
     /// no taper; windows padded or not; the mean removed or kept; in Hz and in cycles per frame), the

@@ -61,8 +61,9 @@ import Testing
     }
 
     /// The setting is saved, a reload decides the same, the summary says so, and the C export
-    /// refuses it by name rather than deciding differently.
-    @Test func theSettingRoundTripsAndTheExportRefusesIt() throws {
+    /// refuses it by name where it has no whole-example search (derivative DTW) rather than
+    /// deciding differently.
+    @Test func theSettingRoundTripsAndTheExportRefusesWhatItCannotRun() throws {
         let (pipeline, loaded, data, path) = try TestData.savedAndLoaded(#"{"classifier": {"kind": "dtw", "nameWhole": true}}"#,
                                                                           file: "name-whole.gesture")
         let stream = data.examples.prefix(10).flatMap(\.series.values)
@@ -76,8 +77,9 @@ import Testing
         }
         #expect(dtw.nameWhole == true)
         #expect(dtw.summary["spotting"]?.contains("whole window") == true, "\(dtw.summary)")
+        let derivative = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "derivative": 0.5, "nameWhole": true}}"#), on: data)
         do {
-            _ = try loaded.cExport(prefix: "p")
+            _ = try derivative.cExport(prefix: "p")
             Issue.record("exported")
         } catch {
             #expect("\(error)".contains("nameWhole"), "\(error)")

@@ -22,9 +22,10 @@ extension CGenerator {
               m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
-        guard dtw.nameWhole != true else {
-            throw Self.refuse("naming segments by the whole window around them (\"nameWhole\": true) is not exported to C yet; "
-                              + "export the pipeline without it", field: field)
+        let naming = dtw.nameWhole == true ? WholeNaming(dtw) : nil
+        if naming != nil, dtw.trim != nil || m.derivativeScales != nil {
+            throw Self.refuse("naming segments by the whole window around them (\"nameWhole\": true) is exported to C "
+                              + "only without still-trimming and derivative; export the pipeline without it", field: field)
         }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
@@ -86,6 +87,7 @@ extension CGenerator {
         ]
 
         if let u = m.unlearned { try unlearnedCheck(u, span: span, penalty: penalty) }
+        if let naming { wholeNaming(naming, dtw: dtw, span: span) }
         b.functions.append("""
             /* SPRING (SpringColumns.step, the kernel spring_body.h): every template's column advanced by
                frame x, stream frame t. Row -1 is free; ties prefer left, then diag, then up. */
@@ -271,7 +273,7 @@ extension CGenerator {
                     s->sp_ready_count--;
                     j = id % \(pool);
                 } while (\(m.unlearned == nil ? "0" : "!sp_learned(s, j)"));
-                c = s->sp_seg_class[j];
+                c = \(naming == nil ? "s->sp_seg_class[j]" : "sp_whole_name(s, j)");
                 conf = 1.0f / (1.0f + expf(-s->sp_seg_odds[j]));
                 for (kk = 0; kk < \(classCount); kk++) s->scores[kk] = 0.0f;
                 s->scores[c] = conf;
@@ -347,6 +349,108 @@ extension CGenerator {
             """)
         spots = true
         return "spot_decision"
+    }
+
+    /// ``WholeNaming`` as `sp_whole_name(state *, slot)`: the three windows around the segment
+    /// (`SegmentalSpotter.wholeName`), each classified as `DTWClassifier.predict` classifies a whole
+    /// example (every template in full, in the kernel's float operations: a cell's squares summed
+    /// channel by channel, then its cheapest predecessor added), the nearest window named when its
+    /// distance is within its class's limit. The Swift search prunes templates by lower bounds, which
+    /// changes no minimum; ties go to the lower class, then to the earlier window, as there.
+    private mutating func wholeNaming(_ naming: WholeNaming, dtw: DTWClassifier, span: Int) {
+        let ch = channels, longest = naming.classifier.model?.lengths.max() ?? 1
+        // Independent DTW sums one-channel distances in channel order (gk_dtw_independent).
+        let search = dtw.variant == .independent
+            ? "d = 0.0f; for (ch = 0; ch < \(ch); ch++) d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1);"
+            : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(ch));"
+        let limits = naming.limits.map { $0.isFinite ? $0 : -1 }
+        b.constant("sp_whole_limit", floats: limits)
+        let rejection = naming.classifier.model?.rejection
+        let rejects = rejection?.k.map { k in zip(rejection!.means.values, rejection!.stds.values).map { $0 + k * $1 } }
+        if let rejects { b.constant("sp_whole_reject", floats: rejects) }
+        let window: String
+        switch dtw.band {
+        case .full: window = "w = n > m ? n : m;"
+        case .samples(let v): window = "w = \(v);"
+        case .fraction(let f): window = "w = (int64_t)ceil(\(CBuilder.literal(f)) * (double)(n > m ? n : m));"
+        }
+        b.field(.float, "sp_window", count: span * ch)
+        b.field(.float, "sp_row", count: 2 * (longest + 1))
+        b.functions.append("""
+            /* DTW of window a (channel-major, n frames) against template k over channels c0 ..< c0 + cs
+               (gk_dtw_dependent: D(-1, -1) = 0, the band as there). */
+            static float sp_whole_dtw(\(prefix)_state *s, const float *a, int64_t n, int32_t k, int32_t c0, int32_t cs) {
+                const int64_t m = sp_length[k];
+                const \(b.weightType) *y = sp_templates + sp_offset[k];
+                float *prev = s->sp_row, *next = s->sp_row + \(longest + 1), *tmp;
+                float cost, e, sq, best;
+                int64_t i, j, w, diff;
+                int32_t c;
+                int banded;
+                \(window)
+                diff = n > m ? n - m : m - n;
+                if (w < diff) w = diff;
+                banded = w < (n > m ? n : m) - 1;
+                for (j = 0; j <= m; j++) prev[j] = INFINITY;
+                prev[0] = 0.0f;
+                for (i = 0; i < n; i++) {
+                    next[0] = INFINITY;
+                    for (j = 0; j < m; j++) {
+                        if (banded && (i - j > w || j - i > w)) { next[j + 1] = INFINITY; continue; }
+                        cost = 0.0f;
+                        for (c = c0; c < c0 + cs; c++) {
+                            e = a[c * n + i] - \(b.read("y[c * m + j]", of: "sp_templates", group: "k * \(ch) + c"));
+                            sq = e * e;
+                            cost = cost + sq;
+                        }
+                        best = next[j] < prev[j + 1] ? next[j] : prev[j + 1];
+                        best = prev[j] < best ? prev[j] : best;
+                        next[j + 1] = cost + best;
+                    }
+                    tmp = prev; prev = next; next = tmp;
+                }
+                return prev[m];
+            }
+
+            /* SegmentalSpotter.wholeName / WholeNaming.name: the class segment slot j is reported as. */
+            static int32_t sp_whole_name(\(prefix)_state *s, int64_t j) {
+                const int64_t st = s->sp_seg_start[j], en = s->sp_seg_end[j];
+                const int32_t own = s->sp_seg_class[j];
+                int64_t typical = (int64_t)sp_typical[own], starts[3], firsts[3], a, b, y, n;
+                int32_t tried = 0, q, r, k, ch, cls, top = -1;
+                float d, topD = INFINITY, winD;
+                if (typical < en - st + 1) typical = en - st + 1;
+                starts[0] = st;
+                starts[1] = (st + en + 1) / 2 - typical / 2;
+                starts[2] = en - typical + 1;
+                for (q = 0; q < 3; q++) {
+                    int dup = 0;
+                    b = starts[q] + typical - 1;
+                    if (b > s->sp_frame - 1) b = s->sp_frame - 1;
+                    a = b - typical + 1;
+                    if (a < 0) a = 0;
+                    if (a < s->sp_frame - \(span) + 1) a = s->sp_frame - \(span) + 1;
+                    for (r = 0; r < tried; r++) if (firsts[r] == a) dup = 1;
+                    if (a > b || dup) continue;
+                    firsts[tried++] = a;
+                    n = b - a + 1;
+                    for (y = a; y <= b; y++)
+                        for (ch = 0; ch < \(ch); ch++) s->sp_window[ch * n + (y - a)] = s->sp_history[(y % \(span)) * \(ch) + ch];
+                    cls = -1;
+                    winD = INFINITY;
+                    for (k = 0; k < \(naming.classifier.model?.lengths.count ?? 0); k++) {
+                        \(search)
+                        if (d < winD || (d == winD && sp_label[k] < cls)) { winD = d; cls = sp_label[k]; }
+                    }
+                    if (cls < 0 || !(winD < INFINITY)) continue;
+                    \(rejects == nil ? "" : "if (winD > sp_whole_reject[cls]) continue;")
+                    if (winD < topD) { topD = winD; top = cls; }
+                }
+                if (top < 0 || !(sp_whole_limit[top] >= 0.0f) || !(topD <= sp_whole_limit[top])) return own;
+                return top;
+            }
+
+            """)
     }
 
     /// ``UnlearnedCheck`` as `sp_learned(state *, slot)`: the segment's frames from the history,
