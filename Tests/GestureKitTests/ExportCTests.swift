@@ -336,11 +336,12 @@ import Darwin
     }
 
     /// With `nameWhole`, the C classifies the windows around each report as Swift does (every
-    /// template in full, dependent and independent, with and without a band) and reports exactly what
+    /// template in full, dependent and independent, with and without a band or derivative) and reports exactly what
     /// Swift reports. Trained on half of UWave and replayed on 40 gestures of the other half back to
     /// back, the naming must rename some reports of the same spotter without it (the same frames).
     @Test(.enabled(if: ExportCTests.cc != nil && TestData.hasShared, "needs a C compiler (cc) and ../shared/datasets"),
-          arguments: [#""nameWhole": true"#, #""variant": "independent", "bandSamples": 2, "nameWhole": true"#])
+          arguments: [#""nameWhole": true"#, #""variant": "independent", "bandSamples": 2, "nameWhole": true"#,
+                      #""derivative": 0.5, "nameWhole": true"#])
     func dtwSpotterNamingWholeWindowsDecidesAsTheSwiftRecognizer(settings: String) throws {
         let all = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
         let data = all.subset(all.examples.indices.filter { $0 % 2 == 0 })
@@ -362,7 +363,8 @@ import Darwin
     /// difference in the last bit could rename a report.
     @Test(.enabled(if: ExportCTests.cc != nil && TestData.hasShared, "needs a C compiler (cc) and ../shared/datasets"),
           arguments: [#""nameWhole": true"#, #""variant": "independent", "bandSamples": 2, "nameWhole": true"#,
-                      #""band": 0.1, "nameWhole": true"#])
+                      #""band": 0.1, "nameWhole": true"#, #""derivative": 0.5, "nameWhole": true"#,
+                      #""variant": "independent", "derivative": 1, "nameWhole": true"#])
     func wholeWindowDistancesAreTheKernelsToTheBit(settings: String) throws {
         let all = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
         let data = all.subset(Array(all.examples.indices.filter { $0 % 4 == 0 }))
@@ -371,7 +373,8 @@ import Darwin
             Issue.record("not a trained DTW pipeline")
             return
         }
-        let ch = m.channels, k = m.lengths.count
+        // With a derivative the C's windows and templates carry the scaled differences too.
+        let whole = m.whole, ch = whole.channels, k = m.lengths.count
         let search = dtw.variant == .independent
             ? "d = 0.0f; for (c = 0; c < \(ch); c++) d = d + sp_whole_dtw(&s, s.sp_window, n, q, c, 1);"
             : "d = sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch));"
@@ -401,8 +404,9 @@ import Darwin
         let held = all.examples.indices.filter { $0 % 4 == 1 }.prefix(4).map { all.examples[$0].series }
         var windows: [(values: [Float], frames: Int)] = []
         for (i, n) in [40, 200, 315, 330].enumerated() {
-            let series = held[i]
-            windows.append(((0..<ch).flatMap { c in (0..<n).map { t in series.values[min(t, series.frameCount - 1) * ch + c] } }, n))
+            let series = held[i], raw = m.channels
+            let values = (0..<raw).flatMap { c in (0..<n).map { t in series.values[min(t, series.frameCount - 1) * raw + c] } }
+            windows.append((m.derivativeScales.map { DTWClassifier.Model.differenced(values, frames: n, scales: $0, limits: m.differenceLimits) } ?? values, n))
         }
         var input = ""
         for w in windows { input += "\(w.frames)\n" + w.values.map { "\($0)" }.joined(separator: " ") + "\n" }
@@ -418,9 +422,9 @@ import Darwin
                 let n = w.frames, len = m.lengths[q]
                 var scratch = [Float](repeating: 0, count: 4 * (n + len + 64) * ch)
                 let swift = w.values.withUnsafeBufferPointer { a in
-                    m.templates.withUnsafeBufferPointer { t in
+                    whole.templates.withUnsafeBufferPointer { t in
                         scratch.withUnsafeMutableBufferPointer { sc in
-                            DTWClassifier.align(dtw.variant, dtw.band, a.baseAddress!, n, t.baseAddress! + m.offsets[q], len, ch,
+                            DTWClassifier.align(dtw.variant, dtw.band, a.baseAddress!, n, t.baseAddress! + whole.offsets[q], len, ch,
                                                 .infinity, sc.baseAddress!)
                         }
                     }

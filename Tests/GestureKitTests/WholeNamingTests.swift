@@ -61,7 +61,7 @@ import Testing
     }
 
     /// The setting is saved, a reload decides the same, the summary says so, and the C export
-    /// refuses it by name where it has no whole-example search (derivative DTW) rather than
+    /// refuses it by name where it has no whole-example search (still-trimmed DTW) rather than
     /// deciding differently.
     @Test func theSettingRoundTripsAndTheExportRefusesWhatItCannotRun() throws {
         let (pipeline, loaded, data, path) = try TestData.savedAndLoaded(#"{"classifier": {"kind": "dtw", "nameWhole": true}}"#,
@@ -77,9 +77,9 @@ import Testing
         }
         #expect(dtw.nameWhole == true)
         #expect(dtw.summary["spotting"]?.contains("whole window") == true, "\(dtw.summary)")
-        let derivative = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "derivative": 0.5, "nameWhole": true}}"#), on: data)
+        let trimmed = try Pipeline.train(try TestData.spec(#"{"classifier": {"kind": "dtw", "trim": 0.05, "nameWhole": true}}"#), on: data)
         do {
-            _ = try derivative.cExport(prefix: "p")
+            _ = try trimmed.cExport(prefix: "p")
             Issue.record("exported")
         } catch {
             #expect("\(error)".contains("nameWhole"), "\(error)")

@@ -23,9 +23,9 @@ extension CGenerator {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
         let naming = dtw.nameWhole == true ? WholeNaming(dtw) : nil
-        if naming != nil, dtw.trim != nil || m.derivativeScales != nil {
-            throw Self.refuse("naming segments by the whole window around them (\"nameWhole\": true) is exported to C "
-                              + "only without still-trimming and derivative; export the pipeline without it", field: field)
+        if naming != nil, dtw.trim != nil {
+            throw Self.refuse("naming segments by the whole window around them (\"nameWhole\") is exported to C only "
+                              + "without still-trimming (\"trim\"); export the pipeline with \"nameWhole\": false", field: field)
         }
         let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
@@ -358,14 +358,42 @@ extension CGenerator {
     /// distance is within its class's limit. The Swift search prunes templates by lower bounds, which
     /// changes no minimum; ties go to the lower class, then to the earlier window, as there.
     private mutating func wholeNaming(_ naming: WholeNaming, dtw: DTWClassifier, span: Int) {
-        let ch = channels, longest = naming.classifier.model?.lengths.max() ?? 1
+        let ch = channels, m = naming.classifier.model!, longest = m.lengths.max() ?? 1
+        // With a derivative the windows and templates carry each channel's scaled first difference
+        // too (`DTWClassifier.Model.differenced`): the differenced templates are written as they are.
+        let scales = m.derivativeScales, wch = scales == nil ? ch : 2 * ch
+        let template: String
+        if let scales {
+            let whole = m.whole
+            b.constant("sp_whole_templates", floats: whole.templates)
+            b.constant("sp_whole_offset", ints: whole.offsets)
+            b.constant("sp_whole_scale", floats: scales)
+            b.constant("sp_whole_step", floats: m.differenceLimits ?? [Float](repeating: .infinity, count: ch))
+            b.keepFloat32("the differenced templates of the whole-window naming: compared with learned limits")
+            template = "sp_whole_templates[sp_whole_offset[k] + c * m + j]"
+        } else {
+            template = b.read("y[c * m + j]", of: "sp_templates", group: "k * \(ch) + c")
+        }
+        let differences = scales == nil ? "" : """
+                    for (ch = 0; ch < \(ch); ch++)
+                        for (y = 0; y < n; y++) {
+                            const float *x = s->sp_window + ch * n;
+                            float v = n < 2 ? 0.0f : x[y < 1 ? 1 : y] - x[(y < 1 ? 1 : y) - 1];
+                            if (n >= 2) {
+                                if (v < -sp_whole_step[ch]) v = -sp_whole_step[ch];
+                                if (v > sp_whole_step[ch]) v = sp_whole_step[ch];
+                                v = v * sp_whole_scale[ch];
+                            }
+                            s->sp_window[(\(ch) + ch) * n + y] = v;
+                        }
+            """
         // Independent DTW sums one-channel distances in channel order (gk_dtw_independent).
         let search = dtw.variant == .independent
-            ? "d = 0.0f; for (ch = 0; ch < \(ch); ch++) d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1);"
-            : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(ch));"
+            ? "d = 0.0f; for (ch = 0; ch < \(wch); ch++) d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1);"
+            : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(wch));"
         let limits = naming.limits.map { $0.isFinite ? $0 : -1 }
         b.constant("sp_whole_limit", floats: limits)
-        let rejection = naming.classifier.model?.rejection
+        let rejection = Optional(m.rejection)
         let rejects = rejection?.k.map { k in zip(rejection!.means.values, rejection!.stds.values).map { $0 + k * $1 } }
         if let rejects { b.constant("sp_whole_reject", floats: rejects) }
         let window: String
@@ -374,14 +402,14 @@ extension CGenerator {
         case .samples(let v): window = "w = \(v);"
         case .fraction(let f): window = "w = (int64_t)ceil(\(CBuilder.literal(f)) * (double)(n > m ? n : m));"
         }
-        b.field(.float, "sp_window", count: span * ch)
+        b.field(.float, "sp_window", count: span * wch)
         b.field(.float, "sp_row", count: 2 * (longest + 1))
         b.functions.append("""
             /* DTW of window a (channel-major, n frames) against template k over channels c0 ..< c0 + cs
                (gk_dtw_dependent: D(-1, -1) = 0, the band as there). */
             static float sp_whole_dtw(\(prefix)_state *s, const float *a, int64_t n, int32_t k, int32_t c0, int32_t cs) {
                 const int64_t m = sp_length[k];
-                const \(b.weightType) *y = sp_templates + sp_offset[k];
+                \(scales == nil ? "const \(b.weightType) *y = sp_templates + sp_offset[k];" : "")
                 float *prev = s->sp_row, *next = s->sp_row + \(longest + 1), *tmp;
                 float cost, e, sq, best;
                 int64_t i, j, w, diff;
@@ -399,7 +427,7 @@ extension CGenerator {
                         if (banded && (i - j > w || j - i > w)) { next[j + 1] = INFINITY; continue; }
                         cost = 0.0f;
                         for (c = c0; c < c0 + cs; c++) {
-                            e = a[c * n + i] - \(b.read("y[c * m + j]", of: "sp_templates", group: "k * \(ch) + c"));
+                            e = a[c * n + i] - \(template);
                             sq = e * e;
                             cost = cost + sq;
                         }
@@ -436,9 +464,10 @@ extension CGenerator {
                     n = b - a + 1;
                     for (y = a; y <= b; y++)
                         for (ch = 0; ch < \(ch); ch++) s->sp_window[ch * n + (y - a)] = s->sp_history[(y % \(span)) * \(ch) + ch];
+                    \(differences)
                     cls = -1;
                     winD = INFINITY;
-                    for (k = 0; k < \(naming.classifier.model?.lengths.count ?? 0); k++) {
+                    for (k = 0; k < \(m.lengths.count); k++) {
                         \(search)
                         if (d < winD || (d == winD && sp_label[k] < cls)) { winD = d; cls = sp_label[k]; }
                     }
