@@ -33,7 +33,7 @@ import Testing
     @Test(.enabled(if: TestData.hasShared)) func cutsInsideLongerGesturesAreNamedByTheWhole() throws {
         let data = try Dataset.load(TestData.sharedPath("uwave/UWaveGestureLibrary_TRAIN.ts"))
         let on = try TestData.spec(#"{"classifier": {"kind": "dtw", "nameWhole": true}}"#)
-        let off = try TestData.spec(#"{"classifier": {"kind": "dtw"}}"#)
+        let off = try TestData.spec(#"{"classifier": {"kind": "dtw", "nameWhole": false}}"#)
         let a = try Evaluation.spottingReplay(on, on: data, partitions: 2, seed: 900)
         let b = try Evaluation.spottingReplay(off, on: data, partitions: 2, seed: 900)
         func sum(_ r: SpottingReplayReport, _ k: KeyPath<SpottingReplayReport.Partition, Int>) -> Int {

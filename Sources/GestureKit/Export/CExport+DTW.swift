@@ -22,7 +22,7 @@ extension CGenerator {
               m.labels.allSatisfy({ $0 >= 0 && $0 < classCount }) else {
             throw Self.refuse("the DTW model does not match the pipeline's \(channels) channels and \(classCount) classes", field: field)
         }
-        let naming = dtw.nameWhole == true ? WholeNaming(dtw) : nil
+        let naming = dtw.namesWhole ? WholeNaming(dtw) : nil
         if naming != nil, dtw.trim != nil {
             throw Self.refuse("naming segments by the whole window around them (\"nameWhole\") is exported to C only "
                               + "without still-trimming (\"trim\"); export the pipeline with \"nameWhole\": false", field: field)

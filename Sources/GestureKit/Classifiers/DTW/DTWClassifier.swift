@@ -47,9 +47,11 @@ public struct DTWClassifier: SequenceClassifier {
     public var rejectUnlearned: Bool?
     /// Names each spotted segment by a window of at least a typical performance of its class
     /// around it, classified as a whole example (`WholeNaming`), when the window's distance is
-    /// typical of the class it names; `nil` or `false`: by the matching template. Nothing is
-    /// learned for it; can be changed after training.
+    /// typical of the class it names; `nil` (the default) or `true`: on; `false`: by the matching
+    /// template. Nothing is learned for it; can be changed after training.
     public var nameWhole: Bool?
+    /// Whether spotted segments are named by the whole window around them (``nameWhole``).
+    public var namesWhole: Bool { nameWhole != false }
     /// Negative recordings of the training call in progress (see ``TrainingContext/negatives``).
     var trainingNegatives: [TimeSeries] = []
     /// Null-rejection multiplier k (threshold = mean + k * std); `nil` = off. Can be changed after
@@ -128,7 +130,7 @@ public struct DTWClassifier: SequenceClassifier {
                     + "log-odds weights (constant, cost, length, movement) "
                     + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
                     + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
-                    + (nameWhole == true ? "; segments named by the whole window around them" : "")
+                    + (namesWhole ? "; segments named by the whole window around them" : "; segments named by their templates")
             }
             if let u = model.unlearned {
                 let zero = u.slope < 0 ? " (even at \(((-u.intercept / u.slope) * 100).rounded() / 100))" : ""

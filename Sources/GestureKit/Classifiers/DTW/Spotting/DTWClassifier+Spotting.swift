@@ -6,6 +6,6 @@ extension DTWClassifier: SpottingClassifier, NegativeLearning {
     public func makeSpotter() -> (any Spotter)? {
         guard canSpot, let model, let segmental = model.segmental else { return nil }
         return SegmentalSpotter(model: model, segmental: segmental, penalty: insertionPenalty ?? SegmentalSpotter.defaultPenalty,
-                                naming: nameWhole == true ? WholeNaming(self) : nil)
+                                naming: namesWhole ? WholeNaming(self) : nil)
     }
 }

@@ -16,7 +16,7 @@ struct WholeNaming: Sendable {
     let limits: [Float]
 
     /// Chosen on the spotting suite's tuning split (`scripts/spotting-suite --tuning --spec
-    /// pipelines/dtw-name-whole.json`), with the centred window alone and segments shorter than a
+    /// pipelines/dtw-segmental.json`; then an opt-in key), with the centred window alone and segments shorter than a
     /// typical performance only: 0 / 2 / 4 / 6 / 9 / 15 / no limit found 238 / 239 / 240 / 241
     /// / 241 / 241 / 240 of 300 gestures amid everyday motion with negatives, 1105 / 1105 / 1111 /
     /// 1117 / 1115 / 1115 / 1095 of 1260 between held still frames (no limit: BasicMotions 154 and
