@@ -376,8 +376,8 @@ import Darwin
         // With a derivative the C's windows and templates carry the scaled differences too.
         let whole = m.whole, ch = whole.channels, k = m.lengths.count
         let search = dtw.variant == .independent
-            ? "d = 0.0f; for (c = 0; c < \(ch); c++) d = d + sp_whole_dtw(&s, s.sp_window, n, q, c, 1);"
-            : "d = sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch));"
+            ? "d = 0.0f; for (c = 0; c < \(ch); c++) d = d + sp_whole_dtw(&s, s.sp_window, n, q, c, 1, INFINITY);"
+            : "d = sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch), INFINITY);"
         let dir = URL(fileURLWithPath: TestData.temporaryFile("export-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: dir) }
         try pipeline.exportC(to: dir, prefix: "p")
@@ -388,11 +388,18 @@ import Darwin
                 static p_state s;
                 long n, i;
                 int q, c;
-                float d;
+                float d, full;
                 p_init(&s);
                 while (scanf("%ld", &n) == 1) {
                     for (i = 0; i < n * \(ch); i++) if (scanf("%f", &s.sp_window[i]) != 1) return 1;
-                    for (q = 0; q < \(k); q++) { \(search) printf("%a\\n", (double)d); }
+                    for (q = 0; q < \(k); q++) {
+                        \(search)
+                        /* The abandonment: the exact distance or infinity, never at a cutoff it reaches. */
+                        full = sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch), INFINITY);
+                        printf("%a %a %a %a %a\\n", (double)d, (double)full, (double)sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch), full),
+                               (double)sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch), full * 0.5f),
+                               (double)sp_whole_dtw(&s, s.sp_window, n, q, 0, \(ch), 0.0f));
+                    }
                 }
                 return 0;
             }
@@ -414,8 +421,14 @@ import Darwin
         try input.write(toFile: file, atomically: true, encoding: .utf8)
         let (status, out, err) = try Self.run(binary, [], input: file)
         #expect(status == 0, "\(err)")
-        let inC = out.split(separator: "\n").map { Float(Double(String($0)) ?? .nan) }
-        try #require(inC.count == windows.count * k, "\(inC.count) distances from C")
+        let rows = out.split(separator: "\n").map { $0.split(separator: " ").map { Float(Double(String($0)) ?? .nan) } }
+        try #require(rows.count == windows.count * k && rows.allSatisfy { $0.count == 5 }, "\(rows.count) rows from C")
+        let inC = rows.map { $0[0] }
+        for r in rows {
+            #expect(r[2].bitPattern == r[1].bitPattern, "a cutoff equal to the distance cut it: \(r)")
+            #expect(r[3] == .infinity || r[3].bitPattern == r[1].bitPattern, "a cutoff of half the distance gave neither: \(r)")
+        }
+        #expect(rows.filter { $0[4] == .infinity }.count * 2 >= rows.count, "a cutoff of 0 abandoned too few")
         var checked = 0
         for (wi, w) in windows.enumerated() {
             for q in 0..<k {

@@ -353,10 +353,11 @@ extension CGenerator {
 
     /// ``WholeNaming`` as `sp_whole_name(state *, slot)`: the three windows around the segment
     /// (`SegmentalSpotter.wholeName`), each classified as `DTWClassifier.predict` classifies a whole
-    /// example (every template in full, in the kernel's float operations: a cell's squares summed
-    /// channel by channel, then its cheapest predecessor added), the nearest window named when its
-    /// distance is within its class's limit. The Swift search prunes templates by lower bounds, which
-    /// changes no minimum; ties go to the lower class, then to the earlier window, as there.
+    /// example (in the kernel's float operations: a cell's squares summed channel by channel, then its
+    /// cheapest predecessor added), the nearest window named when its distance is within its class's
+    /// limit. A template is abandoned once a row's least value exceeds the best so far, as Swift's
+    /// search abandons by lower bounds: neither changes a minimum. Ties go to the lower class, then
+    /// to the earlier window, as there.
     private mutating func wholeNaming(_ naming: WholeNaming, dtw: DTWClassifier, span: Int) {
         let ch = channels, m = naming.classifier.model!, longest = m.lengths.max() ?? 1
         // With a derivative the windows and templates carry each channel's scaled first difference
@@ -388,9 +389,11 @@ extension CGenerator {
                         }
             """
         // Independent DTW sums one-channel distances in channel order (gk_dtw_independent).
+        // A template is abandoned once it cannot come out below both the window's best and the best
+        // window's: costs are never negative, so a partial sum or a row's least value only grows.
         let search = dtw.variant == .independent
-            ? "d = 0.0f; for (ch = 0; ch < \(wch); ch++) d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1);"
-            : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(wch));"
+            ? "d = 0.0f; for (ch = 0; ch < \(wch); ch++) { d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1, INFINITY); if (d > cut) { d = INFINITY; break; } }"
+            : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(wch), cut);"
         let limits = naming.limits.map { $0.isFinite ? $0 : -1 }
         b.constant("sp_whole_limit", floats: limits)
         let rejection = Optional(m.rejection)
@@ -406,12 +409,14 @@ extension CGenerator {
         b.field(.float, "sp_row", count: 2 * (longest + 1))
         b.functions.append("""
             /* DTW of window a (channel-major, n frames) against template k over channels c0 ..< c0 + cs
-               (gk_dtw_dependent: D(-1, -1) = 0, the band as there). */
-            static float sp_whole_dtw(\(prefix)_state *s, const float *a, int64_t n, int32_t k, int32_t c0, int32_t cs) {
+               (gk_dtw_dependent: D(-1, -1) = 0, the band as there); infinity once a row's least value
+               exceeds cutoff (no later cell can come below it). */
+            static float sp_whole_dtw(\(prefix)_state *s, const float *a, int64_t n, int32_t k, int32_t c0, int32_t cs,
+                                      float cutoff) {
                 const int64_t m = sp_length[k];
                 \(scales == nil ? "const \(b.weightType) *y = sp_templates + sp_offset[k];" : "")
                 float *prev = s->sp_row, *next = s->sp_row + \(longest + 1), *tmp;
-                float cost, e, sq, best;
+                float cost, e, sq, best, least;
                 int64_t i, j, w, diff;
                 int32_t c;
                 int banded;
@@ -423,6 +428,7 @@ extension CGenerator {
                 prev[0] = 0.0f;
                 for (i = 0; i < n; i++) {
                     next[0] = INFINITY;
+                    least = INFINITY;
                     for (j = 0; j < m; j++) {
                         if (banded && (i - j > w || j - i > w)) { next[j + 1] = INFINITY; continue; }
                         cost = 0.0f;
@@ -434,7 +440,9 @@ extension CGenerator {
                         best = next[j] < prev[j + 1] ? next[j] : prev[j + 1];
                         best = prev[j] < best ? prev[j] : best;
                         next[j + 1] = cost + best;
+                        if (next[j + 1] < least) least = next[j + 1];
                     }
+                    if (least > cutoff) return INFINITY;
                     tmp = prev; prev = next; next = tmp;
                 }
                 return prev[m];
@@ -446,7 +454,7 @@ extension CGenerator {
                 const int32_t own = s->sp_seg_class[j];
                 int64_t typical = (int64_t)sp_typical[own], starts[3], firsts[3], a, b, y, n;
                 int32_t tried = 0, q, r, k, ch, cls, top = -1;
-                float d, topD = INFINITY, winD;
+                float d, topD = INFINITY, winD, cut;
                 if (typical < en - st + 1) typical = en - st + 1;
                 starts[0] = st;
                 starts[1] = (st + en + 1) / 2 - typical / 2;
@@ -468,6 +476,7 @@ extension CGenerator {
                     cls = -1;
                     winD = INFINITY;
                     for (k = 0; k < \(m.lengths.count); k++) {
+                        cut = winD < topD ? winD : topD;
                         \(search)
                         if (d < winD || (d == winD && sp_label[k] < cls)) { winD = d; cls = sp_label[k]; }
                     }
