@@ -396,8 +396,7 @@ extension CGenerator {
             : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(wch), cut);"
         let limits = naming.limits.map { $0.isFinite ? $0 : -1 }
         b.constant("sp_whole_limit", floats: limits)
-        let rejection = Optional(m.rejection)
-        let rejects = rejection?.k.map { k in zip(rejection!.means.values, rejection!.stds.values).map { $0 + k * $1 } }
+        let rejects = m.rejection.k == nil ? nil : m.rejection.thresholds
         if let rejects { b.constant("sp_whole_reject", floats: rejects) }
         let window: String
         switch dtw.band {

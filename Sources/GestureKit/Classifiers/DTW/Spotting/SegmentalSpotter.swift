@@ -293,10 +293,16 @@ struct SegmentalSpotter: Spotter {
             guard a <= b, !firsts.contains(a) else { continue }
             firsts.append(a)
             var values = [Float](repeating: 0, count: (b - a + 1) * channels)
-            for y in a...b { for k in 0..<channels { values[(y - a) * channels + k] = history[ring(y) * channels + k] } }
+            Self.copy(a...b, of: history, span: span, channels: channels, into: &values)
             windows.append(TimeSeries(values: values, channelCount: channels))
         }
         return naming.name(windows)
+    }
+
+    /// Frames `frames` of the history ring (`span` frames of `channels`), frame-major, into the
+    /// start of `out`.
+    private static func copy(_ frames: ClosedRange<Int>, of history: [Float], span: Int, channels: Int, into out: inout [Float]) {
+        for y in frames { for k in 0..<channels { out[(y - frames.lowerBound) * channels + k] = history[(y % span) * channels + k] } }
     }
 
     /// Whether segment `i`'s gain stays positive once the unlearned check's ratio is added; a
@@ -304,7 +310,7 @@ struct SegmentalSpotter: Spotter {
     private mutating func isLearned(_ i: Int) -> Bool {
         guard let u = unlearned, frame - segStart[i] <= span else { return true }
         let s = segStart[i], n = segEnd[i] - s + 1, c = segClass[i]
-        for y in 0..<n { for k in 0..<channels { segmentFrames[y * channels + k] = history[ring(s + y) * channels + k] } }
+        Self.copy(s...segEnd[i], of: history, span: span, channels: channels, into: &segmentFrames)
         let ratio = segmentFrames.withUnsafeBufferPointer { w in
             resampledFrames.withUnsafeMutableBufferPointer { r in
                 segmentFeatures.withUnsafeMutableBufferPointer { f in u.ratio(w, frames: n, resampled: r, features: f) }

@@ -15,9 +15,9 @@ struct WholeNaming: Sendable {
     /// Per class, the farthest window distance that still names it.
     let limits: [Float]
 
-    /// Chosen on the spotting suite's tuning split (`scripts/spotting-suite --tuning --spec
-    /// pipelines/dtw-segmental.json`; then an opt-in key), with the centred window alone and segments shorter than a
-    /// typical performance only: 0 / 2 / 4 / 6 / 9 / 15 / no limit found 238 / 239 / 240 / 241
+    /// Chosen on the spotting suite's tuning split (`scripts/spotting-suite --tuning`, when the key
+    /// was opt-in), with the centred window alone and segments shorter than a typical performance
+    /// only: 0 / 2 / 4 / 6 / 9 / 15 / no limit found 238 / 239 / 240 / 241
     /// / 241 / 241 / 240 of 300 gestures amid everyday motion with negatives, 1105 / 1105 / 1111 /
     /// 1117 / 1115 / 1115 / 1095 of 1260 between held still frames (no limit: BasicMotions 154 and
     /// the GRT letters 127 of 135, against 170 and 133 at 6), 231 / 232 / 233 / 235 / 233 / 235 / 233
