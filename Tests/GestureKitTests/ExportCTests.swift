@@ -415,6 +415,14 @@ import Darwin
             let values = (0..<raw).flatMap { c in (0..<n).map { t in series.values[min(t, series.frameCount - 1) * raw + c] } }
             windows.append((m.derivativeScales.map { DTWClassifier.Model.differenced(values, frames: n, scales: $0, limits: m.differenceLimits) } ?? values, n))
         }
+        // The first template with its first and last frames moved: its distance is those two cells
+        // alone, so the skip on them is tested where it is tight (a cutoff equal to it must keep it).
+        do {
+            let n = m.lengths[0], raw = m.channels
+            var values = Array(m.templates[m.offsets[0]..<(m.offsets[0] + n * raw)])
+            for c in 0..<raw { values[c * n] += 1; values[c * n + n - 1] -= 0.5 }
+            windows.append((m.derivativeScales.map { DTWClassifier.Model.differenced(values, frames: n, scales: $0, limits: m.differenceLimits) } ?? values, n))
+        }
         var input = ""
         for w in windows { input += "\(w.frames)\n" + w.values.map { "\($0)" }.joined(separator: " ") + "\n" }
         let file = dir.appendingPathComponent("windows.txt").path

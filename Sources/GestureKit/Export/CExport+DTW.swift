@@ -355,9 +355,11 @@ extension CGenerator {
     /// (`SegmentalSpotter.wholeName`), each classified as `DTWClassifier.predict` classifies a whole
     /// example (in the kernel's float operations: a cell's squares summed channel by channel, then its
     /// cheapest predecessor added), the nearest window named when its distance is within its class's
-    /// limit. A template is abandoned once a row's least value exceeds the best so far, as Swift's
-    /// search abandons by lower bounds: neither changes a minimum. Ties go to the lower class, then
-    /// to the earlier window, as there.
+    /// limit. The segment's own class is searched first, so the best so far is tight early; a
+    /// template is skipped once its first and last cells alone (on every warping path) cost more than
+    /// the best so far or the widest class limit, and abandoned once a row's least value does, as
+    /// Swift's search abandons by lower bounds: none of these changes a minimum that can name a
+    /// report. Ties go to the lower class, then to the earlier window, as there.
     private mutating func wholeNaming(_ naming: WholeNaming, dtw: DTWClassifier, span: Int) {
         let ch = channels, m = naming.classifier.model!, longest = m.lengths.max() ?? 1
         // With a derivative the windows and templates carry each channel's scaled first difference
@@ -390,11 +392,14 @@ extension CGenerator {
             """
         // Independent DTW sums one-channel distances in channel order (gk_dtw_independent).
         // A template is abandoned once it cannot come out below both the window's best and the best
-        // window's: costs are never negative, so a partial sum or a row's least value only grows.
+        // window's: costs are never negative, so a partial sum or a row's least value only grows
+        // (a channel alone beyond the cutoff puts the sum beyond it).
         let search = dtw.variant == .independent
-            ? "d = 0.0f; for (ch = 0; ch < \(wch); ch++) { d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1, INFINITY); if (d > cut) { d = INFINITY; break; } }"
+            ? "d = 0.0f; for (ch = 0; ch < \(wch); ch++) { d = d + sp_whole_dtw(s, s->sp_window, n, k, ch, 1, cut); if (d > cut) { d = INFINITY; break; } }"
             : "d = sp_whole_dtw(s, s->sp_window, n, k, 0, \(wch), cut);"
         let limits = naming.limits.map { $0.isFinite ? $0 : -1 }
+        // No window farther than every class's limit can rename a report, so it is a cutoff too.
+        let widest = naming.limits.filter(\.isFinite).max() ?? -1
         b.constant("sp_whole_limit", floats: limits)
         let rejects = m.rejection.k == nil ? nil : m.rejection.thresholds
         if let rejects { b.constant("sp_whole_reject", floats: rejects) }
@@ -423,6 +428,21 @@ extension CGenerator {
                 diff = n > m ? n - m : m - n;
                 if (w < diff) w = diff;
                 banded = w < (n > m ? n : m) - 1;
+                if (n > 1 || m > 1) {
+                    float first = 0.0f, last = 0.0f, both;
+                    for (i = 0, j = 0, c = c0; c < c0 + cs; c++) {
+                        e = a[c * n + i] - \(template);
+                        sq = e * e;
+                        first = first + sq;
+                    }
+                    for (i = n - 1, j = m - 1, c = c0; c < c0 + cs; c++) {
+                        e = a[c * n + i] - \(template);
+                        sq = e * e;
+                        last = last + sq;
+                    }
+                    both = first + last;
+                    if (both > cutoff) return INFINITY;
+                }
                 for (j = 0; j <= m; j++) prev[j] = INFINITY;
                 prev[0] = 0.0f;
                 for (i = 0; i < n; i++) {
@@ -452,7 +472,7 @@ extension CGenerator {
                 const int64_t st = s->sp_seg_start[j], en = s->sp_seg_end[j];
                 const int32_t own = s->sp_seg_class[j];
                 int64_t typical = (int64_t)sp_typical[own], starts[3], firsts[3], a, b, y, n;
-                int32_t tried = 0, q, r, k, ch, cls, top = -1;
+                int32_t tried = 0, q, r, k, ch, cls, pass, top = -1;
                 float d, topD = INFINITY, winD, cut;
                 if (typical < en - st + 1) typical = en - st + 1;
                 starts[0] = st;
@@ -474,11 +494,14 @@ extension CGenerator {
                     \(differences)
                     cls = -1;
                     winD = INFINITY;
-                    for (k = 0; k < \(m.lengths.count); k++) {
-                        cut = winD < topD ? winD : topD;
-                        \(search)
-                        if (d < winD || (d == winD && sp_label[k] < cls)) { winD = d; cls = sp_label[k]; }
-                    }
+                    for (pass = 0; pass < 2; pass++)
+                        for (k = 0; k < \(m.lengths.count); k++) {
+                            if ((sp_label[k] == own) != (pass == 0)) continue;
+                            cut = winD < topD ? winD : topD;
+                            if (cut > \(CBuilder.literal(widest))) cut = \(CBuilder.literal(widest));
+                            \(search)
+                            if (d < winD || (d == winD && sp_label[k] < cls)) { winD = d; cls = sp_label[k]; }
+                        }
                     if (cls < 0 || !(winD < INFINITY)) continue;
                     \(rejects == nil ? "" : "if (winD > sp_whole_reject[cls]) continue;")
                     if (winD < topD) { topD = winD; top = cls; }
