@@ -57,10 +57,9 @@ let lettersDefaultLive: LiveStream? = lettersStream(try! DefaultSpecs.build(clas
 /// it runs once per report, so its cost shows spread over the frames.
 let lettersUnlearnedLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-reject-unlearned.json").path))
 
-/// The same naming each report by its template (`"nameWhole": false`), without the default's
-/// whole-example searches around each report.
-let lettersTemplateNamesLive: LiveStream? = lettersStream(try! JSONDecoder().decode(
-    PipelineSpec.self, from: Data(#"{"classifier": {"kind": "dtw", "nameWhole": false}}"#.utf8)))
+/// The same naming each report by its template (pipelines/dtw-template-names.json), without the
+/// default's whole-example searches around each report.
+let lettersTemplateNamesLive: LiveStream? = lettersStream(try! PipelineSpec.load(repo.appendingPathComponent("pipelines/dtw-template-names.json").path))
 
 func lettersStream(_ spec: PipelineSpec) -> LiveStream? {
     guard let letters = try? Dataset.load(datasets + "/grt/DTWTrainingData.grt") else { return nil }
