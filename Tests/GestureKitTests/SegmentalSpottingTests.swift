@@ -175,6 +175,28 @@ import Testing
         #expect(2 * s.correct > s.wholeCorrect, "\(s.text)")
     }
 
+    /// Once a segment is reported, no report may overlap it. Cuts found before the report that hold
+    /// a segment overlapping it are rebuilt from the report: without that, Epilepsy's walking amid
+    /// everyday motion was reported three times over the same frames (2415-2517, 2424-2542,
+    /// 2424-2554 in the fourth partition).
+    @Test(.enabled(if: TestData.hasShared)) func reportsNeverOverlap() throws {
+        let data = try Dataset.load(TestData.sharedPath("epilepsy/Epilepsy_TRAIN.ts"))
+        let hapt = try HAPTFormat.read(TestData.sharedPath("hapt-raw"))
+        let names = Set([14, 15, 16, 17, 19, 21, 22].map { String(format: "user%02d", $0) })
+        let shown = hapt.recordings.filter { $0.user.map(names.contains) == true }.map(\.series)
+        let motion = try EverydayMotion.mapped(shown, sourceRate: HAPTFormat.sampleRate, like: data, rate: 16,
+                                               reference: hapt.recordings.map(\.series))
+        let s = try Evaluation.everydayReplay(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#), on: data, motion: motion,
+                                              partitions: 5, seed: 0)
+        var reports = 0
+        for p in s.partitions {
+            let frames = p.outcomes.flatMap(\.reportedFrames).sorted { $0.lowerBound < $1.lowerBound }
+            reports += frames.count
+            for (a, b) in zip(frames, frames.dropFirst()) { #expect(a.upperBound < b.lowerBound, "\(a) and \(b) overlap") }
+        }
+        #expect(reports >= 50, "\(s.text)")
+    }
+
     /// A DTW pipeline's rest class plays the negatives' role (the studio's "record not a gesture (rest)" reaches
     /// the spotter this way): its examples teach the decoder what to stay silent on, exactly as
     /// the same recordings given as negatives do, and it is not a class the spotter can report.

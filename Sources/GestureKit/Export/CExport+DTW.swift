@@ -157,6 +157,55 @@ extension CGenerator {
                 return o + p;
             }
 
+            /* SegmentalSpotter.extend: the best cut ending at t, from the background or a segment ending
+               at t that starts after the last report. */
+            static void sp_extend(\(prefix)_state *s, int64_t t) {
+                const int64_t r = t % \(span);
+                double best, before;
+                int64_t bestNode, chosenStart = 0;
+                int32_t k, chosen = -1;
+                float chosenOdds = 0.0f;
+                best = t > 0 ? s->sp_total[(t - 1) % \(span)] : 0.0;
+                bestNode = t > 0 ? s->sp_newest[(t - 1) % \(span)] : -1;
+                for (k = 0; k < \(k); k++) {
+                    const int32_t at = sp_cell[k] + sp_length[k] - 1, len = sp_length[k];
+                    const float dist = s->sp_dist[at];
+                    const int64_t st = s->sp_base + s->sp_start[at], cnt = t - st + 1;
+                    int32_t c;
+                    float extent, v, odds, gain;
+                    if (!isfinite(dist) || !(st > s->sp_committed) || !(cnt < \(span) - 1)) continue;
+                    if (!(cnt * \(SpringColumns.maxWarp) >= len && cnt <= (int64_t)len * \(SpringColumns.maxWarp))) continue;
+                    c = sp_label[k];
+                    if (!(dist < sp_reach[c])) continue;
+                    extent = (float)cnt / sp_typical[c];
+                    extent = 1.0f < extent ? 1.0f : extent;
+                    if (!(extent * sp_bound(c, dist) > \(L(penalty)))) continue;
+                    v = cnt > 1 ? (float)((s->sp_moved[r] - s->sp_moved[st % \(span)]) / (double)(cnt - 1)) : 0.0f;
+                    odds = sp_log_odds(c, dist, cnt, v);
+                    gain = extent * odds;
+                    gain = gain - \(L(penalty));
+                    if (!(gain > 0.0f)) continue;
+                    before = st > 0 ? s->sp_total[(st - 1) % \(span)] : 0.0;
+                    if (before + (double)gain > best) {
+                        best = before + (double)gain;
+                        chosen = k;
+                        chosenStart = st;
+                        chosenOdds = odds;
+                    }
+                }
+                if (chosen >= 0) {
+                    const int64_t id = s->sp_nodes++, i = id % \(pool);
+                    s->sp_seg_class[i] = sp_label[chosen];
+                    s->sp_seg_start[i] = chosenStart;
+                    s->sp_seg_end[i] = t;
+                    s->sp_seg_odds[i] = chosenOdds;
+                    s->sp_seg_parent[i] = chosenStart > 0 ? s->sp_newest[(chosenStart - 1) % \(span)] : -1;
+                    bestNode = id;
+                }
+                s->sp_total[r] = best;
+                s->sp_newest[r] = bestNode;
+            }
+
             /* The newest segment both cuts hold (-1 or the last report when none newer). */
             static int64_t sp_ancestor(const \(prefix)_state *s, int64_t a, int64_t b) {
                 while (a > s->sp_reported && b > s->sp_reported && a != b) {
@@ -165,7 +214,7 @@ extension CGenerator {
                 return a == b ? a : s->sp_reported;
             }
 
-            /* The columns as if the stream began just after the report (the frames since, replayed). */
+            /* The columns and the best cuts as if the stream began just after the report (the frames since, replayed). */
             static void sp_rebuild(\(prefix)_state *s) {
                 const int64_t last = s->sp_frame - 1, first = s->sp_committed + 1;
                 int64_t y;
@@ -177,7 +226,11 @@ extension CGenerator {
                 }
                 for (i = 0; i < \(total); i++) { s->sp_dist[i] = INFINITY; s->sp_start[i] = 0; }
                 s->sp_base = first;
-                for (y = first; y <= last; y++) sp_step(s, s->sp_history + (y % \(span)) * \(ch), y);
+                s->sp_newest[s->sp_committed % \(span)] = s->sp_reported;
+                for (y = first; y <= last; y++) {
+                    sp_step(s, s->sp_history + (y % \(span)) * \(ch), y);
+                    sp_extend(s, y);
+                }
             }
 
             /* Queues every unreported segment on id's cut up to id, oldest first. */
@@ -288,61 +341,22 @@ extension CGenerator {
             static int spot_decision(\(prefix)_state *s, const float *x, int64_t n, raw_decision *d) {
                 const int64_t t = s->sp_frame++;
                 const int64_t r = t % \(span);
-                double change = 0.0, best, before;
-                int64_t bestNode, chosenStart = 0;
-                int32_t j, k, chosen = -1;
-                float chosenOdds = 0.0f;
+                double change = 0.0;
+                int32_t j;
                 (void)n;
                 if (t > 0) for (j = 0; j < \(ch); j++) change = change + (double)fabsf(x[j] - s->sp_history[((t - 1) % \(span)) * \(ch) + j]);
                 s->sp_moved[r] = (t > 0 ? s->sp_moved[(t - 1) % \(span)] : 0.0) + change;
                 for (j = 0; j < \(ch); j++) s->sp_history[r * \(ch) + j] = x[j];
                 sp_step(s, x, t);
-                best = t > 0 ? s->sp_total[(t - 1) % \(span)] : 0.0;
-                bestNode = t > 0 ? s->sp_newest[(t - 1) % \(span)] : -1;
-                for (k = 0; k < \(k); k++) {
-                    const int32_t at = sp_cell[k] + sp_length[k] - 1, len = sp_length[k];
-                    const float dist = s->sp_dist[at];
-                    const int64_t st = s->sp_base + s->sp_start[at], cnt = t - st + 1;
-                    int32_t c;
-                    float extent, v, odds, gain;
-                    if (!isfinite(dist) || !(st > s->sp_committed) || !(cnt < \(span) - 1)) continue;
-                    if (!(cnt * \(SpringColumns.maxWarp) >= len && cnt <= (int64_t)len * \(SpringColumns.maxWarp))) continue;
-                    c = sp_label[k];
-                    if (!(dist < sp_reach[c])) continue;
-                    extent = (float)cnt / sp_typical[c];
-                    extent = 1.0f < extent ? 1.0f : extent;
-                    if (!(extent * sp_bound(c, dist) > \(L(penalty)))) continue;
-                    v = cnt > 1 ? (float)((s->sp_moved[r] - s->sp_moved[st % \(span)]) / (double)(cnt - 1)) : 0.0f;
-                    odds = sp_log_odds(c, dist, cnt, v);
-                    gain = extent * odds;
-                    gain = gain - \(L(penalty));
-                    if (!(gain > 0.0f)) continue;
-                    before = st > 0 ? s->sp_total[(st - 1) % \(span)] : 0.0;
-                    if (before + (double)gain > best) {
-                        best = before + (double)gain;
-                        chosen = k;
-                        chosenStart = st;
-                        chosenOdds = odds;
-                    }
-                }
-                if (chosen >= 0) {
-                    const int64_t id = s->sp_nodes++, i = id % \(pool);
-                    s->sp_seg_class[i] = sp_label[chosen];
-                    s->sp_seg_start[i] = chosenStart;
-                    s->sp_seg_end[i] = t;
-                    s->sp_seg_odds[i] = chosenOdds;
-                    s->sp_seg_parent[i] = chosenStart > 0 ? s->sp_newest[(chosenStart - 1) % \(span)] : -1;
-                    bestNode = id;
-                }
-                s->sp_total[r] = best;
-                s->sp_newest[r] = bestNode;
+                sp_extend(s, t);
                 sp_settle(s, t);
                 return sp_next(s, d);
             }
 
             /* SegmentalSpotter.flush: the input has ended; call until it returns 0. */
             static int spot_flush(\(prefix)_state *s, raw_decision *d) {
-                if (s->sp_frame > 0) sp_commit(s, s->sp_newest[(s->sp_frame - 1) % \(span)]);
+                if (s->sp_frame > 0)
+                    while (s->sp_newest[(s->sp_frame - 1) % \(span)] > s->sp_reported) sp_commit(s, s->sp_newest[(s->sp_frame - 1) % \(span)]);
                 return sp_next(s, d);
             }
 

@@ -116,7 +116,15 @@ struct SegmentalSpotter: Spotter {
         for k in 0..<channels { history[r * channels + k] = x[k] }
         columns.step(x, frame: t)
 
-        // best[t]: background from t-1, or the best segment ending at t.
+        extend(t)
+        settle(t)
+        return nextReady()
+    }
+
+    /// `best[t]`: background from `t - 1`, or the best segment ending at `t` that starts after the
+    /// last report.
+    private mutating func extend(_ t: Int) {
+        let r = ring(t)
         var best = t > 0 ? total[ring(t - 1)] : 0
         var bestNode = t > 0 ? newest[ring(t - 1)] : -1
         var chosen: (k: Int, start: Int, odds: Float)? = nil
@@ -149,13 +157,12 @@ struct SegmentalSpotter: Spotter {
         }
         total[r] = best
         newest[r] = bestNode
-        settle(t)
-        return nextReady()
     }
 
     mutating func flush() -> [SpotMatch] {
         guard frame > 0 else { return [] }
-        commit(through: newest[ring(frame - 1)])
+        // Each commit rebuilds the cuts after it, which may hold a segment more.
+        while newest[ring(frame - 1)] > reported { commit(through: newest[ring(frame - 1)]) }
         var out: [SpotMatch] = []
         while let m = nextReady() { out.append(m) }
         return out
@@ -257,15 +264,20 @@ struct SegmentalSpotter: Spotter {
 
     /// A path through the reported frames can never be a segment now, and while the cells held
     /// one it shadowed every path of the next gesture through the same cell: the columns are
-    /// rebuilt as if the stream began just after the report (the frames since, replayed).
+    /// rebuilt as if the stream began just after the report (the frames since, replayed). The best
+    /// cuts since are rebuilt with them, from the report: a cut found before it that holds a
+    /// segment overlapping the report would otherwise be reported too.
     private mutating func rebuildColumns() {
         let last = frame - 1, first = committedEnd + 1
         guard first <= last, last - first < span else { columns.forget(startingBy: committedEnd - columns.base); return }
         columns.restart(at: first)
-        history.withUnsafeBufferPointer { h in
-            for y in first...last {
-                columns.step(UnsafeBufferPointer(rebasing: h[(ring(y) * channels)..<((ring(y) + 1) * channels)]), frame: y)
+        newest[ring(committedEnd)] = reported
+        for y in first...last {
+            let at = ring(y) * channels
+            history.withUnsafeBufferPointer { h in
+                columns.step(UnsafeBufferPointer(rebasing: h[at..<(at + channels)]), frame: y)
             }
+            extend(y)
         }
     }
 
