@@ -56,6 +56,35 @@ import Testing
         }
     }
 
+    /// The movement feature compares how far a candidate moves over its whole length with how far a
+    /// template moves: a gesture performed twice as fast scores as the template does, half of a
+    /// periodic activity as far off as half the movement. Files saved before (no key) keep the
+    /// movement per frame their weights were fitted on, and training sets the key.
+    @Test func movementIsSpreadOverATypicalPerformance() throws {
+        let per = SegmentalModel(costMean: [0], costSpread: [1], typicalLength: [41], motion: [0.5],
+                                 weights: [1, -1, -1, -1], samples: [0, 0], movementPerPerformance: true)
+        let e = per.motionFloor
+        // 21 frames moving 1.0 a frame: 20 units, as far as a 41-frame template at 0.5 a frame.
+        #expect(abs(per.features(0, cost: 1, length: 21, movement: 1).2) < 1e-6)
+        // Half the frames at the template's pace: half as far.
+        let half = per.features(0, cost: 1, length: 21, movement: 0.5).2
+        #expect(abs(half - abs(log((0.25 + e) / (0.5 + e)))) < 1e-6)
+        var legacy = per
+        legacy.movementPerPerformance = nil
+        #expect(abs(legacy.features(0, cost: 1, length: 21, movement: 1).2 - abs(log((1 + e) / (0.5 + e)))) < 1e-6)
+        let json = try JSONEncoder().encode(legacy)
+        #expect(!String(decoding: json, as: UTF8.self).contains("movementPerPerformance"))
+        #expect(try JSONDecoder().decode(SegmentalModel.self, from: json) == legacy)
+        #expect(try JSONDecoder().decode(SegmentalModel.self, from: JSONEncoder().encode(per)) == per)
+        let trained = try Pipeline.train(TestData.spec(#"{"classifier": {"kind": "dtw"}}"#),
+                                         on: SyntheticGestures.dataset(perClass: 4, seed: 3))
+        guard case .sequence(let c) = trained.spec.classifier, let dtw = c as? DTWClassifier else {
+            Issue.record("not a DTW pipeline")
+            return
+        }
+        #expect(dtw.model?.segmental?.movementPerPerformance == true)
+    }
+
     /// A feature that points the wrong way (higher cost, more likely a gesture) is pinned at zero,
     /// which keeps the decoder's bound on live paths valid.
     @Test func weightsThatWouldRewardCostArePinnedAtZero() {

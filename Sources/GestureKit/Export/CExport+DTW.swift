@@ -37,6 +37,9 @@ extension CGenerator {
         let w = seg.weights
         let tiny = CBuilder.literal(SegmentalModel.tiny)
         let L = CBuilder.literal as (Float) -> String
+        // SegmentalModel.features: the movement spread over a typical performance, in its float steps.
+        let spread = seg.movementPerPerformance == true
+            ? "\n    v = v * (float)(n - 1);\n    v = v / (sp_typical[c] - 1.0f >= 1.0f ? sp_typical[c] - 1.0f : 1.0f);" : ""
 
         // int8: a scale per template and channel, the unit a column's squared differences run over.
         var groupOf = [Int](repeating: 0, count: m.templates.count)
@@ -141,13 +144,14 @@ extension CGenerator {
                 return \(L(w[0])) + a;
             }
 
-            /* SegmentalModel.logOdds: features in float, summed left to right. */
+            /* SegmentalModel.logOdds: features in float, summed left to right (the movement spread over a
+               typical performance when the model says so). */
             static float sp_log_odds(int32_t c, float d, int64_t n, float v) {
                 const float floor_ = \(L(seg.motionFloor));
                 float f0, f1, f2, o, p;
                 f0 = logf(\(tiny) >= d ? \(tiny) : d) - sp_cost_mean[c];
                 f0 = f0 / sp_cost_spread[c];
-                f1 = fabsf(logf((float)n / sp_typical[c]));
+                f1 = fabsf(logf((float)n / sp_typical[c]));\(spread)
                 f2 = fabsf(logf((v + floor_) / (sp_motion[c] + floor_)));
                 p = \(L(w[1])) * f0;
                 o = \(L(w[0])) + p;

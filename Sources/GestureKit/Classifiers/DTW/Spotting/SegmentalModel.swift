@@ -7,8 +7,10 @@ import Foundation
 /// movement of its frames `v`. Four features describe it on class `c`'s own scale:
 /// 1. the cost against the class's true matches, `(log d - costMean[c]) / costSpread[c]`;
 /// 2. the length against a typical performance, `|log(n / typicalLength[c])|`;
-/// 3. the movement against the class's templates, `|log((v + e) / (motion[c] + e))|`, with `e` a
-///    hundredth of the templates' mean movement;
+/// 3. the movement against the class's templates, `|log((v + e) / (motion[c] + e))|`, with `v` the
+///    candidate's movement spread over a typical performance (`V / (typicalLength[c] - 1)`, `V`
+///    summed over its frames: a gesture performed faster moves as far in fewer frames, and half a
+///    periodic activity moves half as far) and `e` a hundredth of the templates' mean movement;
 /// and a constant. One logistic model over them (``weights``, shared by every class, plus one
 /// offset per class) gives the log-odds that a candidate is its class's gesture. A class whose
 /// matches on everything else come close to its true ones gets a lower offset, so it must match
@@ -38,6 +40,10 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
     public var weights: [Float]
     /// True and false matches the weights were fitted on (for `gesture info` and tests).
     public var samples: [Int]
+    /// Whether the movement feature is the candidate's movement spread over a typical performance
+    /// (`true`, what training learns) or its movement per frame (`nil`: files saved before
+    /// 2026-11-30, whose weights were fitted on that).
+    public var movementPerPerformance: Bool? = nil
 
     /// Log-odds that a class-`c` candidate of cost `d`, `n` frames, moving `v` per frame, is a gesture of `c`.
     @inline(__always)
@@ -62,9 +68,10 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
     @inline(__always)
     func features(_ c: Int, cost d: Float, length n: Int, movement v: Float) -> (Float, Float, Float) {
         let e = motionFloor
+        let spread = movementPerPerformance == true ? v * Float(max(n - 1, 0)) / max(typicalLength[c] - 1, 1) : v
         return ((log(max(d, Self.tiny)) - costMean[c]) / costSpread[c],
                 abs(log(Float(n) / typicalLength[c])),
-                abs(log((v + e) / (motion[c] + e))))
+                abs(log((spread + e) / (motion[c] + e))))
     }
 
     var motionFloor: Float { max(motion.reduce(0, +) / Float(max(motion.count, 1)) * 0.01, Self.tiny) }
@@ -190,7 +197,8 @@ extension SegmentalModel {
         }
         let positives = samples.filter(\.positive).count
         var m = SegmentalModel(costMean: costMean, costSpread: spread, typicalLength: typical, motion: motion,
-                               weights: [0, -1, 0, 0], samples: [positives, samples.count - positives])
+                               weights: [0, -1, 0, 0], samples: [positives, samples.count - positives],
+                               movementPerPerformance: true)
         let fitted = fitWeights(offsetRidge: 1 / Double(2 * max(positives, 1)), samples.map { s in
             let f = m.features(s.c, cost: s.cost, length: s.length, movement: s.movement)
             var x: [Float] = [1, f.0, f.1, f.2] + [Float](repeating: 0, count: classCount)
