@@ -42,7 +42,7 @@ public struct SegmentalModel: Sendable, Hashable, Codable {
     public var samples: [Int]
     /// Whether the movement feature is the candidate's movement spread over a typical performance
     /// (`true`, what training learns) or its movement per frame (`nil`: files saved before
-    /// 2026-11-30, whose weights were fitted on that).
+    /// 2026-11-29, sixth session, whose weights were fitted on that).
     public var movementPerPerformance: Bool? = nil
 
     /// Log-odds that a class-`c` candidate of cost `d`, `n` frames, moving `v` per frame, is a gesture of `c`.
