@@ -58,6 +58,7 @@ extension CGenerator {
         b.constant("sp_motion", floats: seg.motion)
         b.constant("sp_reach", floats: spotter.reachable)
         b.constant("sp_lag", ints: spotter.lag)
+        b.constant("sp_typical_frames", ints: spotter.typical)
 
         b.field(.int64, "sp_frame")
         b.field(.int64, "sp_base")
@@ -308,11 +309,15 @@ extension CGenerator {
                 last = -2;
                 for (a = s->sp_newest[t % \(span)]; a > s->sp_reported; a = s->sp_seg_parent[a % \(pool)]) last = a;
                 if (last != -2 && s->sp_seg_end[last % \(pool)] <= t - \(span) + 2 && last > agreed) agreed = last;
-                /* Fixed lag: a segment on the best cut that ended a while ago is final. */
+                /* Fixed lag: a segment on the best cut that ended a while ago is final; a short
+                   one, a while after a typical performance from its start. */
                 a = s->sp_newest[t % \(span)];
                 while (a > agreed) {
                     const int64_t j = a % \(pool);
-                    if (s->sp_seg_end[j] + sp_lag[s->sp_seg_class[j]] <= t) { agreed = a; break; }
+                    int64_t whole;
+                    c = s->sp_seg_class[j];
+                    whole = s->sp_seg_start[j] + sp_typical_frames[c] - 1;
+                    if ((s->sp_seg_end[j] > whole ? s->sp_seg_end[j] : whole) + sp_lag[c] <= t) { agreed = a; break; }
                     a = s->sp_seg_parent[j];
                 }
                 sp_commit(s, agreed);

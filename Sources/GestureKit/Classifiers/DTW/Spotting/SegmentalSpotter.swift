@@ -18,8 +18,11 @@ import Foundation
 /// its class can gain at the cost it has already run up, added to the best cut before it began).
 /// Waiting for that can take about a typical performance, so a segment on the best cut is also
 /// final a quarter of a typical performance of its class after its end (a fixed lag,
-/// ``lagFraction``). So a gesture is reported once, shortly after it ends, and everything between
-/// gestures that no class explains better than the background is silent.
+/// ``lagFraction``), counted from a typical performance after its start when it is shorter than
+/// that: a short segment may be the first part of a gesture a live path is still matching, and the
+/// window that names it (``WholeNaming``) is whole only then. So a gesture is reported once,
+/// shortly after it ends, and everything between gestures that no class explains better than the
+/// background is silent.
 ///
 /// A report names the class of the template that matched; its confidence is the segment's
 /// probability of being that gesture.
@@ -55,6 +58,9 @@ struct SegmentalSpotter: Spotter {
     let reachable: [Float]
     /// Per class, the frames after a segment's end at which the best cut's choice is final.
     let lag: [Int]
+    /// Per class, a typical performance in frames: the lag runs from that long after a segment's
+    /// start when the segment is shorter.
+    let typical: [Int]
     /// With it, a segment is reported only if its gain plus the weighted ratio stays positive.
     let unlearned: UnlearnedCheck?
     // The check's scratch, allocated once: the segment, resampled, and its features.
@@ -85,6 +91,7 @@ struct SegmentalSpotter: Spotter {
             return exp(segmental.costMean[c] + (w0 - penalty) * segmental.costSpread[c] / -w1)
         }
         lag = segmental.typicalLength.map { Int(Self.lagFraction * $0) }
+        typical = segmental.typicalLength.map { Int($0) }
         pool = 4 * span + 16
         segClass = [Int](repeating: 0, count: pool)
         segStart = segClass; segEnd = segClass; segParent = segClass
@@ -227,8 +234,8 @@ struct SegmentalSpotter: Spotter {
         // about a typical performance).
         var a = newest[ring(t)]
         while a > agreed {
-            let i = a % pool
-            if segEnd[i] + lag[segClass[i]] <= t { agreed = a; break }
+            let i = a % pool, c = segClass[i]
+            if max(segEnd[i], segStart[i] + typical[c] - 1) + lag[c] <= t { agreed = a; break }
             a = segParent[i]
         }
         commit(through: agreed)
@@ -296,7 +303,7 @@ struct SegmentalSpotter: Spotter {
     /// it, each moved back to end at the newest frame, within the history. Runs once per report.
     private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
         let s = segStart[i], e = segEnd[i]
-        let typical = max(Int(model.typicalLength[segClass[i]]), e - s + 1)
+        let typical = max(typical[segClass[i]], e - s + 1)
         var windows: [TimeSeries] = [], firsts: [Int] = []
         for start in [s, (s + e + 1) / 2 - typical / 2, e - typical + 1] {
             let b = min(start + typical - 1, frame - 1)
