@@ -224,8 +224,8 @@ import Testing
     }
 
     /// A segment shorter than a typical performance may be the first part of a gesture a live path
-    /// is still matching, and the window that names it is whole only a typical performance after
-    /// its start: the fixed lag runs from there. Without that, UWave's 7.0 at frames 2430-2744 of
+    /// is still matching, and the window that starts with it is whole only a typical performance
+    /// after its start: the fixed lag makes it final no sooner. Without that, UWave's 7.0 at frames 2430-2744 of
     /// the spotting suite's first tuning partition was reported as its first half (4.0 at
     /// 2416-2573) and then its rest (6.0 at 2601-2915); and no short segment's report came later
     /// than a quarter performance after its end.

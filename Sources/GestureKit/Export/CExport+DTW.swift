@@ -309,15 +309,16 @@ extension CGenerator {
                 last = -2;
                 for (a = s->sp_newest[t % \(span)]; a > s->sp_reported; a = s->sp_seg_parent[a % \(pool)]) last = a;
                 if (last != -2 && s->sp_seg_end[last % \(pool)] <= t - \(span) + 2 && last > agreed) agreed = last;
-                /* Fixed lag: a segment on the best cut that ended a while ago is final; a short
-                   one, a while after a typical performance from its start. */
+                /* Fixed lag: a segment on the best cut that ended a while ago is final, but no sooner
+                   than a typical performance after its start. */
                 a = s->sp_newest[t % \(span)];
                 while (a > agreed) {
                     const int64_t j = a % \(pool);
-                    int64_t whole;
+                    int64_t whole, late;
                     c = s->sp_seg_class[j];
                     whole = s->sp_seg_start[j] + sp_typical_frames[c] - 1;
-                    if ((s->sp_seg_end[j] > whole ? s->sp_seg_end[j] : whole) + sp_lag[c] <= t) { agreed = a; break; }
+                    late = s->sp_seg_end[j] + sp_lag[c];
+                    if ((late > whole ? late : whole) <= t) { agreed = a; break; }
                     a = s->sp_seg_parent[j];
                 }
                 sp_commit(s, agreed);

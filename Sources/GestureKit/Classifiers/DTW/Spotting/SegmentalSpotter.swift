@@ -18,9 +18,9 @@ import Foundation
 /// its class can gain at the cost it has already run up, added to the best cut before it began).
 /// Waiting for that can take about a typical performance, so a segment on the best cut is also
 /// final a quarter of a typical performance of its class after its end (a fixed lag,
-/// ``lagFraction``), counted from a typical performance after its start when it is shorter than
-/// that: a short segment may be the first part of a gesture a live path is still matching, and the
-/// window that names it (``WholeNaming``) is whole only then. So a gesture is reported once,
+/// ``lagFraction``), but no sooner than a typical performance after its start: a short segment may
+/// be the first part of a gesture a live path is still matching, and the window that starts with it
+/// (``WholeNaming``) is whole only then. So a gesture is reported once,
 /// shortly after it ends, and everything between gestures that no class explains better than the
 /// background is silent.
 ///
@@ -58,8 +58,8 @@ struct SegmentalSpotter: Spotter {
     let reachable: [Float]
     /// Per class, the frames after a segment's end at which the best cut's choice is final.
     let lag: [Int]
-    /// Per class, a typical performance in frames: the lag runs from that long after a segment's
-    /// start when the segment is shorter.
+    /// Per class, a typical performance in frames: a segment is final by the lag no sooner than
+    /// that long after its start.
     let typical: [Int]
     /// With it, a segment is reported only if its gain plus the weighted ratio stays positive.
     let unlearned: UnlearnedCheck?
@@ -235,7 +235,7 @@ struct SegmentalSpotter: Spotter {
         var a = newest[ring(t)]
         while a > agreed {
             let i = a % pool, c = segClass[i]
-            if max(segEnd[i], segStart[i] + typical[c] - 1) + lag[c] <= t { agreed = a; break }
+            if max(segEnd[i] + lag[c], segStart[i] + typical[c] - 1) <= t { agreed = a; break }
             a = segParent[i]
         }
         commit(through: agreed)
