@@ -303,11 +303,11 @@ struct SegmentalSpotter: Spotter {
     /// it, each moved back to end at the newest frame, within the history. Runs once per report.
     private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
         let s = segStart[i], e = segEnd[i]
-        let typical = max(typical[segClass[i]], e - s + 1)
+        let width = max(typical[segClass[i]], e - s + 1)
         var windows: [TimeSeries] = [], firsts: [Int] = []
-        for start in [s, (s + e + 1) / 2 - typical / 2, e - typical + 1] {
-            let b = min(start + typical - 1, frame - 1)
-            let a = max(b - typical + 1, 0, frame - span + 1)
+        for start in [s, (s + e + 1) / 2 - width / 2, e - width + 1] {
+            let b = min(start + width - 1, frame - 1)
+            let a = max(b - width + 1, 0, frame - span + 1)
             // A window already tried, or one that has left the history (a report queued long).
             guard a <= b, !firsts.contains(a) else { continue }
             firsts.append(a)
