@@ -150,6 +150,24 @@ import Testing
         #expect(dtw.summary["spotting"]?.hasPrefix("segmental decoder, insertion penalty 1.5") == true)
     }
 
+    /// The same recording saved twice is learned once: otherwise, in leave-one-out, each copy would
+    /// match the other at no cost, and that one log cost of zero would stretch the cost spread of
+    /// every class (it is pooled), as two copies of an Epilepsy recording did.
+    @Test func aCopiedExampleIsLearnedOnce() throws {
+        let data = SyntheticGestures.dataset(perClass: 6, seed: 4)
+        let series = data.examples.map(\.series), labels = data.examples.map { data.classes.firstIndex(of: $0.label!)! }
+        var once = DTWClassifier(), twice = DTWClassifier()
+        try once.train(series, labels: labels, classes: data.classes)
+        try twice.train(series + [series[3]], labels: labels + [labels[3]], classes: data.classes)
+        let a = try #require(once.model?.segmental), b = try #require(twice.model?.segmental)
+        #expect(a == b)
+        #expect(twice.model?.lengths.count == series.count)
+        // A copy filed under another class is another example, not a copy.
+        var other = DTWClassifier()
+        try other.train(series + [series[3]], labels: labels + [(labels[3] + 1) % data.classes.count], classes: data.classes)
+        #expect(other.model?.lengths.count == series.count + 1)
+    }
+
     /// A trained file of an earlier version (a `decoder` key, the rule stack's thresholds, no
     /// segmental model) loads with the decoder's model learned from its templates: exactly what
     /// training learns when the templates are the examples (1-NN keeps every example). A spec

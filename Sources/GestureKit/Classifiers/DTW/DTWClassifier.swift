@@ -148,23 +148,27 @@ public struct DTWClassifier: SequenceClassifier {
     /// Prepares the examples, picks templates and learns rejection thresholds.
     /// - Complexity: 1-NN: O(N * p * n * w * channels) with `p` the templates a pruned leave-one-out
     ///   search still has to align (usually a few); medoids: O(sum over classes of N_c^2 * n * w * channels).
-    public mutating func train(_ examples: [TimeSeries], labels: [Int], classes: [String]) throws {
-        guard !examples.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
-        guard examples.count == labels.count else {
-            throw GestureKitError("\(examples.count) examples but \(labels.count) labels", field: "labels")
+    public mutating func train(_ given: [TimeSeries], labels givenLabels: [Int], classes: [String]) throws {
+        guard !given.isEmpty else { throw GestureKitError("no training examples", field: "examples") }
+        guard given.count == givenLabels.count else {
+            throw GestureKitError("\(given.count) examples but \(givenLabels.count) labels", field: "labels")
         }
-        let channels = examples[0].channelCount
-        for (i, e) in examples.enumerated() {
+        let channels = given[0].channelCount
+        for (i, e) in given.enumerated() {
             guard e.channelCount == channels else {
                 throw GestureKitError("example \(i) has \(e.channelCount) channels, expected \(channels)", field: "examples")
             }
             guard e.frameCount > 0 else { throw GestureKitError("example \(i) is empty", field: "examples") }
             guard e.isFinite else { throw GestureKitError("example \(i) has non-finite values", field: "examples") }
-            guard classes.indices.contains(labels[i]) else {
-                throw GestureKitError("label \(labels[i]) of example \(i) is not a class index", field: "labels")
+            guard classes.indices.contains(givenLabels[i]) else {
+                throw GestureKitError("label \(givenLabels[i]) of example \(i) is not a class index", field: "labels")
             }
         }
         try checkSettings()
+        // A second copy of an example (the same recording saved twice) adds no template the search
+        // could use, and would be the example's own neighbour at no cost in every leave-one-out
+        // statistic (the spotting decoder's cost scale, the rejection thresholds), so it is kept once.
+        let (examples, labels) = Self.withoutCopies(given, labels: givenLabels)
 
         let prep = preparation
         let prepared = examples.map { prep.prepare($0) }
@@ -250,6 +254,18 @@ public struct DTWClassifier: SequenceClassifier {
             })
         }
         return SegmentalModel.learn(m, examples: examples, labels: m.labels, templateOf: Array(m.lengths.indices), negatives: [])
+    }
+
+    /// The examples with every later copy of an earlier one of the same class left out.
+    static func withoutCopies(_ examples: [TimeSeries], labels: [Int]) -> ([TimeSeries], [Int]) {
+        struct Key: Hashable { let values: [Float]; let channels: Int; let label: Int }
+        var seen = Set<Key>()
+        var kept: [Int] = []
+        for i in examples.indices where seen.insert(Key(values: examples[i].values, channels: examples[i].channelCount, label: labels[i])).inserted {
+            kept.append(i)
+        }
+        guard kept.count < examples.count else { return (examples, labels) }
+        return (kept.map { examples[$0] }, kept.map { labels[$0] })
     }
 
     /// A class with a single example has no leave-one-out distance: it borrows the pooled distances
