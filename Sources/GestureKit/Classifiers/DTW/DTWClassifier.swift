@@ -2,6 +2,7 @@
 ///
 /// Training prepares every example (optional still-trimming, resampling, z-normalisation) and keeps
 /// either all of them (1-nearest-neighbour) or `medoids` representatives per class (a compact model).
+/// An example identical to an earlier one of its class (a recording saved twice) is kept once.
 /// Prediction prepares the input the same way and finds the nearest template of every class, pruned
 /// by LB_Kim and LB_Keogh (envelopes precomputed at training) and early abandoning, so most templates
 /// never need a full DTW. With `nullRejection` set, a best match farther than its class's threshold
