@@ -151,8 +151,8 @@ import Testing
     }
 
     /// The same recording saved twice is learned once: otherwise, in leave-one-out, each copy would
-    /// match the other at no cost, and that one log cost of zero would stretch the cost spread of
-    /// every class (it is pooled), as two copies of an Epilepsy recording did.
+    /// match the other at no cost, and that one log cost at the floor (-27.6) would stretch the cost
+    /// spread of every class (it is pooled), as two copies of an Epilepsy recording did.
     @Test func aCopiedExampleIsLearnedOnce() throws {
         let data = SyntheticGestures.dataset(perClass: 6, seed: 4)
         let series = data.examples.map(\.series), labels = data.examples.map { data.classes.firstIndex(of: $0.label!)! }
