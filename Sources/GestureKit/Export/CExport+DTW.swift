@@ -27,7 +27,7 @@ extension CGenerator {
             throw Self.refuse("naming segments by the whole window around them (\"nameWhole\") is exported to C only "
                               + "without still-trimming (\"trim\"); export the pipeline with \"nameWhole\": false", field: field)
         }
-        let penalty = dtw.insertionPenalty ?? SegmentalSpotter.defaultPenalty
+        let penalty = dtw.penalty
         let spotter = SegmentalSpotter(model: m, segmental: seg, penalty: penalty)
         let span = spotter.span, pool = spotter.pool, ch = channels
         let k = m.lengths.count
@@ -90,7 +90,36 @@ extension CGenerator {
             "s->sp_ready_head = 0; s->sp_ready_count = 0;",
         ]
 
-        if let u = m.unlearned { try unlearnedCheck(u, span: span, penalty: penalty) }
+        if m.unlearned != nil || naming != nil {
+            b.functions.append("""
+                /* SegmentalSpotter.windows(around:width:frames:): up to 3 windows of width frames around
+                   frames st...en (starting with them, centred on them, ending with them), each moved back
+                   to end by the newest frame and cut to the history; one starting where an earlier one
+                   does is left out. Returns how many, their first and last frames in as and bs. */
+                static int32_t sp_windows(\(prefix)_state *s, int64_t st, int64_t en, int64_t width, int64_t *as, int64_t *bs) {
+                    int64_t starts[3], a, b;
+                    int32_t q, r, count = 0;
+                    starts[0] = st;
+                    starts[1] = (st + en + 1) / 2 - width / 2;
+                    starts[2] = en - width + 1;
+                    for (q = 0; q < 3; q++) {
+                        int dup = 0;
+                        b = starts[q] + width - 1;
+                        if (b > s->sp_frame - 1) b = s->sp_frame - 1;
+                        a = b - width + 1;
+                        if (a < 0) a = 0;
+                        if (a < s->sp_frame - \(span) + 1) a = s->sp_frame - \(span) + 1;
+                        for (r = 0; r < count; r++) if (as[r] == a) dup = 1;
+                        if (a > b || dup) continue;
+                        as[count] = a;
+                        bs[count++] = b;
+                    }
+                    return count;
+                }
+
+                """)
+        }
+        if let u = m.unlearned { try unlearnedCheck(u, span: span, penalty: penalty, shortest: spotter.shortest) }
         if let naming { wholeNaming(naming, dtw: dtw, span: span) }
         b.functions.append("""
             /* SPRING (SpringColumns.step, the kernel spring_body.h): every template's column advanced by
@@ -495,23 +524,14 @@ extension CGenerator {
             static int32_t sp_whole_name(\(prefix)_state *s, int64_t j) {
                 const int64_t st = s->sp_seg_start[j], en = s->sp_seg_end[j];
                 const int32_t own = s->sp_seg_class[j];
-                int64_t typical = (int64_t)sp_typical[own], starts[3], firsts[3], a, b, y, n;
-                int32_t tried = 0, q, r, k, ch, cls, pass, top = -1;
+                int64_t typical = (int64_t)sp_typical[own], as[3], bs[3], a, b, y, n;
+                int32_t windows, q, k, ch, cls, pass, top = -1;
                 float d, topD = INFINITY, winD, cut;
                 if (typical < en - st + 1) typical = en - st + 1;
-                starts[0] = st;
-                starts[1] = (st + en + 1) / 2 - typical / 2;
-                starts[2] = en - typical + 1;
-                for (q = 0; q < 3; q++) {
-                    int dup = 0;
-                    b = starts[q] + typical - 1;
-                    if (b > s->sp_frame - 1) b = s->sp_frame - 1;
-                    a = b - typical + 1;
-                    if (a < 0) a = 0;
-                    if (a < s->sp_frame - \(span) + 1) a = s->sp_frame - \(span) + 1;
-                    for (r = 0; r < tried; r++) if (firsts[r] == a) dup = 1;
-                    if (a > b || dup) continue;
-                    firsts[tried++] = a;
+                windows = sp_windows(s, st, en, typical, as, bs);
+                for (q = 0; q < windows; q++) {
+                    a = as[q];
+                    b = bs[q];
                     n = b - a + 1;
                     for (y = a; y <= b; y++)
                         for (ch = 0; ch < \(ch); ch++) s->sp_window[ch * n + (y - a)] = s->sp_history[(y % \(span)) * \(ch) + ch];
@@ -537,11 +557,12 @@ extension CGenerator {
             """)
     }
 
-    /// ``UnlearnedCheck`` as `sp_learned(state *, slot)`: the segment's frames from the history,
-    /// resampled, MiniRocket's transform (the windowed extractors' C), the nearest library row and
-    /// the weighted ratio added to the segment's gain (`SegmentalSpotter.isLearned`), in the same
-    /// order of float operations.
-    private mutating func unlearnedCheck(_ u: UnlearnedCheck, span: Int, penalty: Float) throws {
+    /// ``UnlearnedCheck`` as `sp_learned(state *, slot)`: the segment's frames and the windows
+    /// around it (as `SegmentalSpotter.checkWindows`) from the history, each resampled, MiniRocket's
+    /// transform (the windowed extractors' C) and the nearest library row; the largest ratio,
+    /// weighted, added to the segment's gain (`SegmentalSpotter.isLearned`), in the same order of
+    /// float operations.
+    private mutating func unlearnedCheck(_ u: UnlearnedCheck, span: Int, penalty: Float, shortest: [Int]) throws {
         let ch = channels, n = u.length, f = u.featureCount, rows = u.library.count / max(f, 1)
         let L = CBuilder.literal as (Float) -> String
         try miniRocketHalf(u.rocket, name: "ul", frames: n, pools: false)
@@ -550,19 +571,17 @@ extension CGenerator {
         b.field(.float, "ul_segment", count: span * ch)
         b.field(.float, "ul_resampled", count: n * ch)
         b.field(.float, "ul_features", count: f)
+        b.constant("sp_shortest", ints: shortest)
         b.functions.append("""
-            /* Whether segment slot j stays reported once its MiniRocket distance to the nearest training
-               example, as a log-likelihood ratio, is weighed in (a segment out of the history is kept). */
-            static int sp_learned(\(prefix)_state *s, int64_t j) {
-                const int64_t st = s->sp_seg_start[j], n = s->sp_seg_end[j] - st + 1;
-                const int32_t c = s->sp_seg_class[j];
+            /* The log-likelihood ratio of frames a...b of the history: resampled, MiniRocket's
+               features, the log distance to the nearest training example. */
+            static float sp_ratio(\(prefix)_state *s, int64_t first, int64_t n) {
                 float *w = s->ul_segment, *r = s->ul_resampled, *f = s->ul_features;
-                float best = INFINITY, dist, e, sq, l, ratio, gain, p;
+                float best = INFINITY, dist, e, sq, l, p;
                 int64_t y, a;
                 int32_t k, i, q;
-                if (s->sp_frame - st > \(span)) return 1;
                 for (y = 0; y < n; y++)
-                    for (k = 0; k < \(ch); k++) w[y * \(ch) + k] = s->sp_history[((st + y) % \(span)) * \(ch) + k];
+                    for (k = 0; k < \(ch); k++) w[y * \(ch) + k] = s->sp_history[((first + y) % \(span)) * \(ch) + k];
                 if (n > 1) {
                     for (i = 0; i < \(n); i++) {
                         float pos = (float)i * (float)(n - 1), t, v0, v1;
@@ -592,7 +611,37 @@ extension CGenerator {
                 }
                 l = logf(1e-12f >= best ? 1e-12f : best);
                 p = \(L(u.slope)) * l;
-                ratio = \(L(u.intercept)) + p;
+                return \(L(u.intercept)) + p;
+            }
+
+            /* Whether segment slot j stays reported once the largest ratio of its frames and of the
+               windows around it (SegmentalSpotter.checkWindows) is weighed in (a segment out of the
+               history is kept). */
+            static int sp_learned(\(prefix)_state *s, int64_t j) {
+                const int64_t st = s->sp_seg_start[j], en = s->sp_seg_end[j], n = en - st + 1;
+                const int32_t c = s->sp_seg_class[j];
+                int64_t widths[2], as[3], bs[3], tryA[7], tryB[7];
+                int32_t q, r, v, windows, tried = 1;
+                float ratio, one, gain, p;
+                if (s->sp_frame - st > \(span)) return 1;
+                ratio = sp_ratio(s, st, n);
+                tryA[0] = st;
+                tryB[0] = en;
+                widths[0] = (int64_t)sp_typical[c];
+                if (widths[0] < n) widths[0] = n;
+                widths[1] = (int64_t)sp_shortest[c];
+                for (v = 0; v < 2; v++) {
+                    windows = sp_windows(s, st, en, widths[v], as, bs);
+                    for (q = 0; q < windows; q++) {
+                        int dup = 0;
+                        for (r = 0; r < tried; r++) if (tryA[r] == as[q] && tryB[r] == bs[q]) dup = 1;
+                        if (dup) continue;
+                        tryA[tried] = as[q];
+                        tryB[tried++] = bs[q];
+                        one = sp_ratio(s, as[q], bs[q] - as[q] + 1);
+                        if (one > ratio) ratio = one;
+                    }
+                }
                 gain = (float)n / sp_typical[c];
                 gain = 1.0f < gain ? 1.0f : gain;
                 gain = gain * s->sp_seg_odds[j];

@@ -14,8 +14,8 @@
 /// | `nullRejection` | k in mean + k * std | off |
 /// | `tune` | choose `variant`, `band` and `derivative` by leave-one-out on the training data (then saved) | `false` |
 /// | `derivative` | weight of each channel's first difference beside it in whole-example search | off |
-/// | `insertionPenalty` | log-odds (per typical performance) a spotted segment must exceed to be reported | 1 |
-/// | `rejectUnlearned` | also check each spotted segment against the training examples' MiniRocket features | off |
+/// | `insertionPenalty` | log-odds (per typical performance) a spotted segment must exceed to be reported | 0.5 with the unlearned check, 1 without |
+/// | `rejectUnlearned` | also check each spotted segment against the training examples' MiniRocket features | on |
 /// | `nameWhole` | name each spotted segment by the whole window around it; `false`: by its template | on |
 ///
 /// Learned state appears only after training, under `trained`: `classes`, `channels`, `lengths`,

@@ -38,14 +38,17 @@ public struct DTWClassifier: SequenceClassifier {
     /// Łuczak 2013: two performances of one gesture differ more in level than in shape); `nil` = off.
     /// Spotting still matches the raw channels; only the labelling of what it found uses them.
     public var derivative: Float?
-    /// The log-odds a spotted segment must exceed to be reported; `nil`: 1, chosen on the spotting suite's tuning split.
+    /// The log-odds a spotted segment must exceed to be reported; `nil`: 0.5 with the unlearned
+    /// check, 1 without it, both chosen on the spotting suite's tuning split.
     /// Can be changed after training without retraining.
     public var insertionPenalty: Float?
     /// Also weighs, for each spotted segment, how far its MiniRocket features lie from every
     /// training example (`UnlearnedCheck`), so that gestures of no learned class are reported less
-    /// often; `nil` or `false`: off. Learned at training; costs some learned gestures (see the
-    /// spotting article).
+    /// often; `nil` (the default) or `true`: on; `false`: off (a pipeline file about a third the
+    /// size, and a smaller C export). Learned at training.
     public var rejectUnlearned: Bool?
+    /// Whether training learns the unlearned check (``rejectUnlearned``).
+    public var rejectsUnlearned: Bool { rejectUnlearned != false }
     /// Names each spotted segment by a window of at least a typical performance of its class
     /// around it, classified as a whole example (`WholeNaming`), when the window's distance is
     /// typical of the class it names; `nil` (the default) or `true`: on; `false`: by the matching
@@ -127,7 +130,7 @@ public struct DTWClassifier: SequenceClassifier {
                 "k = \(k); thresholds " + zip(model.classes, t).map { "\($0) \($1)" }.joined(separator: ", ")
             } ?? "off"
             if canSpot, let m = model.segmental {
-                s["spotting"] = "segmental decoder, insertion penalty \(insertionPenalty ?? SegmentalSpotter.defaultPenalty); "
+                s["spotting"] = "segmental decoder, insertion penalty \(penalty); "
                     + "log-odds weights (constant, cost, length, movement) "
                     + m.weights.map { "\(($0 * 1000).rounded() / 1000)" }.joined(separator: ", ")
                     + "; fitted on \(m.samples[0]) true and \(m.samples[1]) false matches"
@@ -205,11 +208,8 @@ public struct DTWClassifier: SequenceClassifier {
             m.setDifferences(scales, band: band)
             m.rejection.fitWidening(perClass)
             let templateOf = Dictionary(uniqueKeysWithValues: keep.enumerated().map { ($1, $0) })
-            if canSpot {
-                m.segmental = SegmentalModel.learn(m, examples: examples, labels: labels,
-                                                   templateOf: examples.indices.map { templateOf[$0] }, negatives: trainingNegatives)
-                if rejectUnlearned == true { m.unlearned = UnlearnedCheck.learn(examples, labels: labels) }
-            }
+            if canSpot { m.learnSpotting(examples, labels: labels, templateOf: examples.indices.map { templateOf[$0] },
+                                         negatives: trainingNegatives, checkUnlearned: rejectsUnlearned) }
             model = m
         } else {
             // Leave-one-out nearest same-class distance of every example.
@@ -225,11 +225,8 @@ public struct DTWClassifier: SequenceClassifier {
                 if d.isFinite { perClass[c].append(d) }
             }
             all.rejection.fitWidening(perClass)
-            if canSpot {
-                all.segmental = SegmentalModel.learn(all, examples: examples, labels: labels,
-                                                     templateOf: Array(examples.indices), negatives: trainingNegatives)
-                if rejectUnlearned == true { all.unlearned = UnlearnedCheck.learn(examples, labels: labels) }
-            }
+            if canSpot { all.learnSpotting(examples, labels: labels, templateOf: Array(examples.indices),
+                                           negatives: trainingNegatives, checkUnlearned: rejectsUnlearned) }
             model = all
         }
     }

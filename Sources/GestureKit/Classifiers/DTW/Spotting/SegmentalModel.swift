@@ -125,13 +125,25 @@ extension SegmentalModel {
     }
 
     /// One match seen at training: its class, features and whether it was its class's gesture.
-    struct Sample { var c: Int; var cost: Float; var length: Int; var movement: Float; var positive: Bool }
+    struct Sample {
+        var c: Int; var cost: Float; var length: Int; var movement: Float; var positive: Bool
+        /// A true match's example and the stream frame it starts at (see ``truePositives``).
+        var example: Int? = nil; var start = 0
+    }
 
     /// Learns the model from `examples` (as the classifier was trained on them) against `model`'s
     /// templates, and from `negatives` (recordings with no gesture in them).
     /// - Parameter templateOf: the template each example became, if any (left out of its own stream).
     static func learn(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int], templateOf: [Int?],
                       negatives: [TimeSeries]) -> SegmentalModel? {
+        learnWithCuts(model, examples: examples, labels: labels, templateOf: templateOf, negatives: negatives)?.model
+    }
+
+    /// ``learn(_:examples:labels:templateOf:negatives:)``, with the cut of each example's true match:
+    /// the frames of its stream (``context(_:)`` copies of its first frame, the example, as many of
+    /// its last) the decoder's best candidate spans, by example (those within the cell budget).
+    static func learnWithCuts(_ model: DTWClassifier.Model, examples: [TimeSeries], labels: [Int], templateOf: [Int?],
+                              negatives: [TimeSeries]) -> (model: SegmentalModel, cuts: [Int: ClosedRange<Int>])? {
         let classCount = model.classes.count, c = model.channels
         guard classCount > 0, !model.lengths.isEmpty else { return nil }
         let typical = (0..<classCount).map { cls -> Float in
@@ -171,7 +183,10 @@ extension SegmentalModel {
             }
             samples += scan.run(stream, spans: spans, skip: skip)
         }
-        samples += truePositives(model, examples: examples, labels: labels, templateOf: templateOf, context: context)
+        let truths = truePositives(model, examples: examples, labels: labels, templateOf: templateOf, context: context)
+        samples += truths
+        var cuts: [Int: ClosedRange<Int>] = [:]
+        for t in truths { if let i = t.example { cuts[i] = t.start...(t.start + t.length - 1) } }
         // Negatives within the same budget of DTW cells.
         let negativeFrames = Int(Self.budget / Double(max(totalLength * c, 1)))
         var used = 0
@@ -207,7 +222,7 @@ extension SegmentalModel {
         })
         m.weights = Array(fitted[0..<4])
         m.fold(offsets: Array(fitted[4...]))
-        return m
+        return (m, cuts)
     }
 
     /// Adds `offsets[c]` to class `c`'s log-odds by moving its cost centre (`costMean`), so the
@@ -267,7 +282,7 @@ extension SegmentalModel {
                             let o = span.overlapCount(start, t)
                             guard 2 * o >= len, 2 * o >= n else { continue }
                             let v = len > 1 ? (moved[t + 1] - moved[start + 1]) / Float(len - 1) : 0
-                            best = Sample(c: cls, cost: d, length: len, movement: v, positive: true)
+                            best = Sample(c: cls, cost: d, length: len, movement: v, positive: true, example: i, start: start)
                         }
                     }
                 }

@@ -61,6 +61,8 @@ struct SegmentalSpotter: Spotter {
     /// Per class, a typical performance in frames: a segment is final by the lag no sooner than
     /// that long after its start.
     let typical: [Int]
+    /// Per class, its shortest template in frames (a window of the unlearned check).
+    let shortest: [Int]
     /// With it, a segment is reported only if its gain plus the weighted ratio stays positive.
     let unlearned: UnlearnedCheck?
     // The check's scratch, allocated once: the segment, resampled, and its features.
@@ -92,6 +94,7 @@ struct SegmentalSpotter: Spotter {
         }
         lag = segmental.typicalLength.map { Int(Self.lagFraction * $0) }
         typical = segmental.typicalLength.map { Int($0) }
+        shortest = Self.shortest(m, segmental)
         pool = 4 * span + 16
         segClass = [Int](repeating: 0, count: pool)
         segStart = segClass; segEnd = segClass; segParent = segClass
@@ -298,24 +301,50 @@ struct SegmentalSpotter: Spotter {
         return nil
     }
 
-    /// The class the windows around segment `i` name, each a typical performance of its class
-    /// long or the segment, whichever is longer: starting with it, centred on it and ending with
-    /// it, each moved back to end at the newest frame, within the history. Runs once per report.
-    private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
-        let s = segStart[i], e = segEnd[i]
-        let width = max(typical[segClass[i]], e - s + 1)
-        var windows: [TimeSeries] = [], firsts: [Int] = []
+    /// The windows around segment `i` of a typical performance of its class or the segment,
+    /// whichever is longer (see ``windows(around:width:frames:)``).
+    private func windows(_ i: Int) -> [ClosedRange<Int>] {
+        Self.windows(around: segStart[i]...segEnd[i], width: max(typical[segClass[i]], segEnd[i] - segStart[i] + 1),
+                     frames: max(frame - span + 1, 0)...(frame - 1))
+    }
+
+    /// The windows of `width` frames around a segment: starting with it, centred on it and
+    /// ending with it, each moved back to end by the last of `frames` (what is still in the
+    /// history) and cut to it; a window equal to one before is left out.
+    static func windows(around segment: ClosedRange<Int>, width: Int, frames: ClosedRange<Int>) -> [ClosedRange<Int>] {
+        let s = segment.lowerBound, e = segment.upperBound
+        var out: [ClosedRange<Int>] = []
         for start in [s, (s + e + 1) / 2 - width / 2, e - width + 1] {
-            let b = min(start + width - 1, frame - 1)
-            let a = max(b - width + 1, 0, frame - span + 1)
-            // A window already tried, or one that has left the history (a report queued long).
-            guard a <= b, !firsts.contains(a) else { continue }
-            firsts.append(a)
-            var values = [Float](repeating: 0, count: (b - a + 1) * channels)
-            Self.copy(a...b, of: history, span: span, channels: channels, into: &values)
-            windows.append(TimeSeries(values: values, channelCount: channels))
+            let b = min(start + width - 1, frames.upperBound)
+            let a = max(b - width + 1, frames.lowerBound)
+            // A window already listed, or one that has left the history (a report queued long).
+            guard a <= b, !out.contains(where: { $0.lowerBound == a }) else { continue }
+            out.append(a...b)
         }
-        return naming.name(windows)
+        return out
+    }
+
+    /// What the unlearned check compares with the training examples for a class-`c` segment: the
+    /// segment, the windows around it as long as a typical performance of its class (those the
+    /// naming classifies) and as long as its shortest recording. A cut may hold part of a gesture
+    /// only, or a quick one with the stillness after it; a gesture of a learned class lies near a
+    /// training example in the window that holds it whole.
+    static func checkWindows(around segment: ClosedRange<Int>, typical: Int, shortest: Int, frames: ClosedRange<Int>) -> [ClosedRange<Int>] {
+        var out = [segment]
+        for w in windows(around: segment, width: max(typical, segment.count), frames: frames)
+            + windows(around: segment, width: shortest, frames: frames) where !out.contains(w) {
+            out.append(w)
+        }
+        return out
+    }
+
+    /// The class the windows around segment `i` name. Runs once per report.
+    private func wholeName(_ i: Int, _ naming: WholeNaming) -> Int? {
+        naming.name(windows(i).map { w in
+            var values = [Float](repeating: 0, count: w.count * channels)
+            Self.copy(w, of: history, span: span, channels: channels, into: &values)
+            return TimeSeries(values: values, channelCount: channels)
+        })
     }
 
     /// Frames `frames` of the history ring (`span` frames of `channels`), frame-major, into the
@@ -324,16 +353,22 @@ struct SegmentalSpotter: Spotter {
         for y in frames { for k in 0..<channels { out[(y - frames.lowerBound) * channels + k] = history[(y % span) * channels + k] } }
     }
 
-    /// Whether segment `i`'s gain stays positive once the unlearned check's ratio is added; a
-    /// segment no longer in the history is kept.
+    /// Whether segment `i`'s gain stays positive once the unlearned check's ratio, the largest of
+    /// its ``checkWindows(around:typical:shortest:frames:)``, is added; a segment no longer in the
+    /// history is kept.
     private mutating func isLearned(_ i: Int) -> Bool {
         guard let u = unlearned, frame - segStart[i] <= span else { return true }
         let s = segStart[i], n = segEnd[i] - s + 1, c = segClass[i]
-        Self.copy(s...segEnd[i], of: history, span: span, channels: channels, into: &segmentFrames)
-        let ratio = segmentFrames.withUnsafeBufferPointer { w in
-            resampledFrames.withUnsafeMutableBufferPointer { r in
-                segmentFeatures.withUnsafeMutableBufferPointer { f in u.ratio(w, frames: n, resampled: r, features: f) }
+        var ratio = -Float.infinity
+        for w in Self.checkWindows(around: s...segEnd[i], typical: typical[c], shortest: shortest[c],
+                                   frames: max(frame - span + 1, 0)...(frame - 1)) {
+            Self.copy(w, of: history, span: span, channels: channels, into: &segmentFrames)
+            let r = segmentFrames.withUnsafeBufferPointer { f in
+                resampledFrames.withUnsafeMutableBufferPointer { r in
+                    segmentFeatures.withUnsafeMutableBufferPointer { x in u.ratio(f, frames: w.count, resampled: r, features: x) }
+                }
             }
+            ratio = max(ratio, r)
         }
         let gain = min(Float(n) / model.typicalLength[c], 1) * segOdds[i] - penalty
         return gain + UnlearnedCheck.weight * ratio >= 0
@@ -351,12 +386,24 @@ struct SegmentalSpotter: Spotter {
 }
 
 extension SegmentalSpotter {
+    /// Per class, its shortest template in frames (a typical performance for a class with none).
+    static func shortest(_ m: DTWClassifier.Model, _ segmental: SegmentalModel) -> [Int] {
+        segmental.typicalLength.indices.map { c in
+            m.lengths.indices.filter { m.labels[$0] == c }.map { m.lengths[$0] }.min() ?? Int(segmental.typicalLength[c])
+        }
+    }
+
     /// The insertion penalty when the pipeline sets none (log-odds per typical performance; 0
     /// reports a segment more likely a gesture than not, on training's balance of true and false
-    /// matches). Chosen on the spotting suite's tuning split: 1 / 2 / 3 gave 95 / 87 / 67 of 120
-    /// gestures amid everyday motion at 0.27 / 0.08 / 0 false reports a minute, 449 / 390 / 287 of 504
-    /// between held still frames, 100 / 77 / 48 of 120 back to back.
-    static let defaultPenalty: Float = 1
+    /// matches), with the unlearned check (`checked`) and without it. Both chosen on the spotting
+    /// suite's tuning split. Without the check: 1 / 2 / 3 gave 95 / 87 / 67 of 120 gestures amid
+    /// everyday motion at 0.27 / 0.08 / 0 false reports a minute, 449 / 390 / 287 of 504 between held
+    /// still frames, 100 / 77 / 48 of 120 back to back (two seeds; on five, 0.5 reported 70 and 103 of
+    /// 120 and 151 unlearned UWave and RacketSports gestures amid motion, more than half). With it:
+    /// 0.35 / 0.5 / 0.75 found 259 / 259 / 251 of 300 amid motion, 1162 / 1144 / 1123 of 1260 held
+    /// still, and rejected 216 / 233 / 259 of RacketSports' 453 unlearned strokes between held
+    /// frames (at most half reported from 0.5 up).
+    static func defaultPenalty(checked: Bool) -> Float { checked ? 0.5 : 1 }
 
     /// How long after its end, in typical performances of its class, a segment on the best cut is
     /// reported even while a path that could still beat it is alive. Chosen on the spotting suite's

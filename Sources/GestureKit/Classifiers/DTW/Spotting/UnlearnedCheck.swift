@@ -11,12 +11,16 @@ import Foundation
 /// proportions of positive values (all in 0...1): standardising them blows up features that are
 /// constant over near-identical examples.
 struct UnlearnedCheck: Sendable, Hashable {
-    /// Features of the transform: 2,000 gave the same spotting suite totals as 10,000.
+    /// Features of the transform: 2,000 gave the same spotting suite totals as 10,000 (when the
+    /// ratio was fitted at the examples' true boundaries).
     static let featureBudget = 2_000
-    /// How much the ratio counts against the decoder's gain (log-odds). Chosen on the spotting
-    /// suite's tuning split: 0.25 / 0.5 / 1 gave 234 / 232 / 229 of 300 gestures found amid motion,
-    /// 300 / 328 / 353 of 448 unlearned ones rejected, 1097 / 1087 / 1063 of 1260 held still.
-    static let weight: Float = 0.5
+    /// How much the ratio counts against the decoder's gain (log-odds). Both are log-likelihood
+    /// ratios, fitted on what the spotter sees (the ratio on the windows around the decoder's cuts
+    /// of the training examples), so they add with weight 1. Measured on the spotting suite's
+    /// tuning split at the default penalty 0.5: 0.75 / 1 / 1.5 found 261 / 259 / 254 of 300
+    /// gestures amid motion, 1148 / 1144 / 1124 of 1260 held still, and rejected 205 / 233 / 259 of
+    /// RacketSports' 453 unlearned strokes between held frames (at most half reported from 1 up).
+    static let weight: Float = 1
 
     var rocket: MiniRocket.Model
     /// Frames every series is resampled to.
@@ -31,7 +35,14 @@ struct UnlearnedCheck: Sendable, Hashable {
     var channels: Int { rocket.channelNames.count }
 
     /// `nil` when there are fewer than two classes with two examples each (nothing to fit on).
-    static func learn(_ examples: [TimeSeries], labels: [Int]) -> UnlearnedCheck? {
+    /// - Parameter cuts: where the decoder cuts each example (``SegmentalModel/learnWithCuts``) in
+    ///   its stream of `context` copies of its first frame, the example and as many of its last;
+    ///   the ratio is fitted on the windows the spotter would check around those cuts (the largest
+    ///   ratio of ``SegmentalSpotter/checkWindows(around:typical:shortest:frames:)``, with the
+    ///   class's `typical` and `shortest` lengths), so it is calibrated on what it will be asked.
+    ///   An example without a cut is taken whole.
+    static func learn(_ examples: [TimeSeries], labels: [Int], cuts: [Int: ClosedRange<Int>] = [:], context: Int = 0,
+                      typical: [Int] = [], shortest: [Int] = []) -> UnlearnedCheck? {
         guard let channels = examples.first?.channelCount else { return nil }
         var perClass: [Int: Int] = [:]
         for l in labels { perClass[l, default: 0] += 1 }
@@ -58,17 +69,40 @@ struct UnlearnedCheck: Sendable, Hashable {
         }
         // Known: each example's distance to its nearest other example of its class. Unknown: to
         // its nearest example of another class, what it would score were its class left out.
+        // Each is the least over the windows the spotter would check around the example's cut.
         var known: [Double] = [], unknown: [Double] = []
-        x.withUnsafeBufferPointer { p in
-            for i in 0..<n {
-                var same = Float.infinity, other = Float.infinity
-                for k in 0..<n where k != i {
-                    let d = squaredDistance(p, row: i, p, row: k, width: f)
-                    if labels[k] == labels[i] { same = min(same, d) } else { other = min(other, d) }
-                }
-                if same.isFinite { known.append(Double(logDistance(same))) }
-                if other.isFinite { unknown.append(Double(logDistance(other))) }
+        var query = [Float](repeating: 0, count: length * channels), features = [Float](repeating: 0, count: f)
+        for i in 0..<n {
+            let e = examples[i], frames = e.frameCount, c = labels[i]
+            var stream = e.values, ranges = [0...(frames - 1)]
+            if let cut = cuts[i], c < typical.count, c < shortest.count, frames > 0 {
+                stream = Array(e.values[0..<channels].repeated(context)) + e.values
+                    + Array(e.values[((frames - 1) * channels)..<(frames * channels)].repeated(context))
+                ranges = SegmentalSpotter.checkWindows(around: cut, typical: typical[c], shortest: shortest[c],
+                                                       frames: 0...(frames + 2 * context - 1))
             }
+            var same = Float.infinity, other = Float.infinity
+            for r in ranges {
+                stream.withUnsafeBufferPointer { w in
+                    query.withUnsafeMutableBufferPointer { q in
+                        features.withUnsafeMutableBufferPointer { o in
+                            let part = UnsafeBufferPointer(rebasing: w[(r.lowerBound * channels)..<((r.upperBound + 1) * channels)])
+                            resample(part, frames: r.count, channels: channels, into: q, length: length)
+                            MiniRocket.transform(rocket, UnsafeBufferPointer(q), length, o, pools: false)
+                        }
+                    }
+                }
+                features.withUnsafeBufferPointer { q in
+                    x.withUnsafeBufferPointer { p in
+                        for k in 0..<n where k != i {
+                            let d = squaredDistance(q, row: 0, p, row: k, width: f)
+                            if labels[k] == c { same = min(same, d) } else { other = min(other, d) }
+                        }
+                    }
+                }
+            }
+            if same.isFinite { known.append(Double(logDistance(same))) }
+            if other.isFinite { unknown.append(Double(logDistance(other))) }
         }
         let (a, b) = fitRatio(known: known, unknown: unknown)
         return UnlearnedCheck(rocket: rocket, length: length, library: x, intercept: Float(a), slope: Float(b))
@@ -137,6 +171,15 @@ struct UnlearnedCheck: Sendable, Hashable {
             let a = min(Int(p), frames - 2), t = p - Float(a)
             for k in 0..<channels { out[y * channels + k] = w[a * channels + k] * (1 - t) + w[(a + 1) * channels + k] * t }
         }
+    }
+}
+
+private extension ArraySlice {
+    func repeated(_ times: Int) -> [Element] {
+        var out: [Element] = []
+        out.reserveCapacity(count * times)
+        for _ in 0..<times { out += self }
+        return out
     }
 }
 
