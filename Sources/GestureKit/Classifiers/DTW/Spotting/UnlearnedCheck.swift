@@ -74,23 +74,28 @@ struct UnlearnedCheck: Sendable, Hashable {
         var query = [Float](repeating: 0, count: length * channels), features = [Float](repeating: 0, count: f)
         for i in 0..<n {
             let e = examples[i], frames = e.frameCount, c = labels[i]
-            var stream = e.values, ranges = [0...(frames - 1)]
+            // An example without a cut is taken whole: its features are its library row.
+            var stream: [Float] = [], ranges: [ClosedRange<Int>?] = [nil]
             if let cut = cuts[i], c < typical.count, c < shortest.count, frames > 0 {
-                stream = Array(e.values[0..<channels].repeated(context)) + e.values
-                    + Array(e.values[((frames - 1) * channels)..<(frames * channels)].repeated(context))
+                stream = e.values[0..<channels].repeated(context) + e.values
+                    + e.values[((frames - 1) * channels)..<(frames * channels)].repeated(context)
                 ranges = SegmentalSpotter.checkWindows(around: cut, typical: typical[c], shortest: shortest[c],
                                                        frames: 0...(frames + 2 * context - 1))
             }
             var same = Float.infinity, other = Float.infinity
-            for r in ranges {
-                stream.withUnsafeBufferPointer { w in
-                    query.withUnsafeMutableBufferPointer { q in
-                        features.withUnsafeMutableBufferPointer { o in
-                            let part = UnsafeBufferPointer(rebasing: w[(r.lowerBound * channels)..<((r.upperBound + 1) * channels)])
-                            resample(part, frames: r.count, channels: channels, into: q, length: length)
-                            MiniRocket.transform(rocket, UnsafeBufferPointer(q), length, o, pools: false)
+            for range in ranges {
+                if let r = range {
+                    stream.withUnsafeBufferPointer { w in
+                        query.withUnsafeMutableBufferPointer { q in
+                            features.withUnsafeMutableBufferPointer { o in
+                                let part = UnsafeBufferPointer(rebasing: w[(r.lowerBound * channels)..<((r.upperBound + 1) * channels)])
+                                resample(part, frames: r.count, channels: channels, into: q, length: length)
+                                MiniRocket.transform(rocket, UnsafeBufferPointer(q), length, o, pools: false)
+                            }
                         }
                     }
+                } else {
+                    features.replaceSubrange(0..<f, with: x[(i * f)..<((i + 1) * f)])
                 }
                 features.withUnsafeBufferPointer { q in
                     x.withUnsafeBufferPointer { p in
